@@ -1,0 +1,274 @@
+package io.github.redlock.core;
+
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * The Redlock algorithm over the nodes: acquisition attempts with quorum and validity, clean-up on every
+ * node after a failed attempt, jittered retries, compare-and-delete release and compare-and-PEXPIRE extend.
+ * Everything is asynchronous; the synchronous API blocks on these futures with a bound.
+ */
+final class LockEngine {
+
+    /** Returned by {@link #extend} when the extension did not reach a quorum within validity. */
+    static final long NOT_EXTENDED = Long.MIN_VALUE;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private static final long FIXED_DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final RedisNodeClient[] nodes;
+
+    private final int quorum;
+
+    private final double clockDriftFactor;
+
+    private final long retryDelayNanos;
+
+    private final double acquisitionBudget;
+
+    private final long callBoundNanos;
+
+    private volatile boolean closed;
+
+    LockEngine(RedisNodeClient[] nodes, double clockDriftFactor, long nodeTimeoutNanos, long retryDelayNanos,
+            double acquisitionBudget) {
+        this.nodes = nodes;
+        this.quorum = nodes.length / 2 + 1;
+        this.clockDriftFactor = clockDriftFactor;
+        this.retryDelayNanos = retryDelayNanos;
+        this.acquisitionBudget = acquisitionBudget;
+        // A call ends within one node timeout (two with a NOSCRIPT fallback); the rest is slack for a loaded host.
+        this.callBoundNanos = 2 * nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
+    }
+
+    int quorum() {
+        return this.quorum;
+    }
+
+    long callBoundNanos() {
+        return this.callBoundNanos;
+    }
+
+    void close() {
+        this.closed = true;
+    }
+
+    /**
+     * Makes attempts until one acquires the lock or the wait time has passed, with a jittered delay between
+     * attempts. Cancelling the returned future stops the retries; a lease acquired after the cancellation
+     * is released.
+     * @return the last attempt: with a lease, or the facts of its failure
+     */
+    CompletableFuture<Attempt> acquire(String key, String redisKey, long ttlMillis, long waitNanos) {
+        CompletableFuture<Attempt> result = new CompletableFuture<>();
+        new Retries(key, redisKey, ttlMillis, System.nanoTime() + waitNanos, result).run();
+        return result;
+    }
+
+    /**
+     * One attempt: SET NX PX to every node at once, decided as soon as the outcome is known. The lock is
+     * held iff a quorum agreed and {@code validity = ttl - elapsed - drift > 0} (and, when configured,
+     * the attempt stayed within the acquisition budget). Otherwise the key is deleted on every node.
+     */
+    private CompletableFuture<Attempt> attempt(String key, String redisKey, long ttlMillis) {
+        String token = newToken();
+        QuorumCall call = new QuorumCall(this.nodes, this.quorum, System.nanoTime());
+        for (int i = 0; i < this.nodes.length; i++) {
+            this.nodes[i].setIfAbsent(redisKey, token, ttlMillis, call, i);
+        }
+        return call.decision().thenApply((reached) -> {
+            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+            long drift = drift(ttlNanos);
+            long elapsed = call.elapsedNanos();
+            String problem = null;
+            if (reached && ttlNanos - elapsed - drift <= 0) {
+                problem = "validity ran out: the attempt took " + millis(elapsed) + " of the " + ttlMillis
+                        + " ms ttl (drift " + millis(drift) + ")";
+            }
+            else if (reached && elapsed > ttlNanos * this.acquisitionBudget) {
+                problem = "the attempt took " + millis(elapsed) + ", more than the acquisition budget of "
+                        + millis((long) (ttlNanos * this.acquisitionBudget));
+            }
+            if (reached && problem == null) {
+                return Attempt.acquired(new RedlockLease(this, key, redisKey, token, call.startNanos() + ttlNanos - drift));
+            }
+            release(redisKey, token); // on all nodes, including those that said no or timed out
+            return Attempt.failed(call, problem);
+        });
+    }
+
+    /**
+     * Compare-and-delete on every node at once.
+     * @return a future of whether a quorum still held the key with this token
+     */
+    CompletableFuture<Boolean> release(String redisKey, String token) {
+        QuorumCall call = new QuorumCall(this.nodes, this.quorum, System.nanoTime());
+        String[] keys = { redisKey };
+        String[] args = { token };
+        for (int i = 0; i < this.nodes.length; i++) {
+            this.nodes[i].eval(LuaScript.RELEASE, keys, args, call, i);
+        }
+        return call.decision();
+    }
+
+    /**
+     * Compare-and-PEXPIRE on every node at once.
+     * @return a future of the new validity deadline ({@link System#nanoTime()} based), or
+     * {@link #NOT_EXTENDED} when no quorum extended it within validity
+     */
+    CompletableFuture<Long> extend(String redisKey, String token, long ttlMillis) {
+        QuorumCall call = new QuorumCall(this.nodes, this.quorum, System.nanoTime());
+        String[] keys = { redisKey };
+        String[] args = { token, Long.toString(ttlMillis) };
+        for (int i = 0; i < this.nodes.length; i++) {
+            this.nodes[i].eval(LuaScript.EXTEND, keys, args, call, i);
+        }
+        return call.decision().thenApply((reached) -> {
+            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+            long drift = drift(ttlNanos);
+            boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
+            return valid ? call.startNanos() + ttlNanos - drift : NOT_EXTENDED;
+        });
+    }
+
+    /**
+     * Waits for a future of this engine, at most {@code boundNanos}. On interruption or time-out the
+     * future is cancelled (so that retries stop and a late lease is released) and {@code fallback} is
+     * returned, with the thread's interrupt flag restored.
+     */
+    static <T> T await(CompletableFuture<T> future, long boundNanos, Supplier<T> fallback) {
+        try {
+            return future.get(boundNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (InterruptedException ex) {
+            future.cancel(false);
+            Thread.currentThread().interrupt();
+            return fallback.get();
+        }
+        catch (TimeoutException ex) {
+            future.cancel(false);
+            return fallback.get();
+        }
+        catch (ExecutionException ex) {
+            if (ex.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(ex.getCause());
+        }
+    }
+
+    private long drift(long ttlNanos) {
+        return (long) (ttlNanos * this.clockDriftFactor) + FIXED_DRIFT_NANOS;
+    }
+
+    private static String millis(long nanos) {
+        return String.format("%.1f ms", nanos / 1_000_000.0);
+    }
+
+    /** A fresh, unguessable token: 128 bits from a CSPRNG, URL-safe Base64 (22 characters). */
+    static String newToken() {
+        byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * The outcome of an acquisition: a lease, or the node replies of the last attempt (null when no attempt
+     * was decided) and what else went wrong.
+     */
+    record Attempt(RedlockLease lease, QuorumCall call, String problem, int attempts) {
+
+        static Attempt acquired(RedlockLease lease) {
+            return new Attempt(lease, null, null, 1);
+        }
+
+        static Attempt failed(QuorumCall call, String problem) {
+            return new Attempt(null, call, problem, 1);
+        }
+
+        Attempt afterAttempts(int count) {
+            return new Attempt(this.lease, this.call, this.problem, count);
+        }
+
+        int agreed() {
+            return (this.call != null) ? this.call.granted() : 0;
+        }
+
+        Map<String, String> failures() {
+            return (this.call != null) ? this.call.failures() : Map.of();
+        }
+
+    }
+
+    /** The retry loop of one acquisition; each step runs on an I/O thread or the JDK's delay scheduler. */
+    private final class Retries implements Runnable {
+
+        private final String key;
+
+        private final String redisKey;
+
+        private final long ttlMillis;
+
+        private final long deadlineNanos;
+
+        private final CompletableFuture<Attempt> result;
+
+        private int attempts;
+
+        Retries(String key, String redisKey, long ttlMillis, long deadlineNanos, CompletableFuture<Attempt> result) {
+            this.key = key;
+            this.redisKey = redisKey;
+            this.ttlMillis = ttlMillis;
+            this.deadlineNanos = deadlineNanos;
+            this.result = result;
+        }
+
+        @Override
+        public void run() {
+            if (this.result.isDone()) {
+                return; // cancelled by the caller
+            }
+            if (LockEngine.this.closed) {
+                this.result.completeExceptionally(new IllegalStateException("Redlock is closed"));
+                return;
+            }
+            this.attempts++;
+            attempt(this.key, this.redisKey, this.ttlMillis).whenComplete((attempt, failure) -> {
+                if (failure != null) {
+                    this.result.completeExceptionally(failure);
+                }
+                else if (attempt.lease() != null) {
+                    if (!this.result.complete(attempt)) {
+                        attempt.lease().releaseAsync(); // the caller gave up meanwhile
+                    }
+                }
+                else {
+                    long remaining = this.deadlineNanos - System.nanoTime();
+                    if (remaining <= 0) {
+                        this.result.complete(attempt.afterAttempts(this.attempts));
+                    }
+                    else {
+                        long delay = Math.min(jitteredDelay(), remaining);
+                        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(this);
+                    }
+                }
+            });
+        }
+
+        /** A uniformly random delay between half and one and a half times the retry delay. */
+        private long jitteredDelay() {
+            long base = LockEngine.this.retryDelayNanos;
+            return base / 2 + ThreadLocalRandom.current().nextLong(base + 1);
+        }
+
+    }
+
+}

@@ -1,0 +1,59 @@
+package io.github.redlock.core;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script of the algorithm, loaded once from the classpath, called by its SHA-1 digest (EVALSHA) with
+ * the body as a fallback when a node answers NOSCRIPT (e.g. after a restart).
+ */
+final class LuaScript {
+
+    static final LuaScript RELEASE = load("release.lua");
+
+    static final LuaScript EXTEND = load("extend.lua");
+
+    private final String body;
+
+    private final String sha;
+
+    private LuaScript(String body) {
+        this.body = body;
+        this.sha = sha1(body);
+    }
+
+    String body() {
+        return this.body;
+    }
+
+    String sha() {
+        return this.sha;
+    }
+
+    private static LuaScript load(String name) {
+        try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + name + " is missing from the redlock-core jar");
+            }
+            return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot read Lua script " + name, ex);
+        }
+    }
+
+    private static String sha1(String body) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-1 is required by every Java platform", ex);
+        }
+    }
+
+}

@@ -1,0 +1,207 @@
+package io.github.redlock.core;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutorGroup;
+
+/**
+ * The Lettuce side shared by all nodes: one set of event loops and one timer (created here, or given by
+ * the application), one {@link RedisClient} whose options make every node fail fast — commands rejected
+ * while disconnected (never buffered and replayed after the caller gave up), a command timeout of the
+ * node timeout, a bounded request queue — and the closing of all of it.
+ */
+final class NodeConnections {
+
+    /** Per-node bound on commands awaiting a reply; past it commands are rejected, never queued. */
+    static final int REQUEST_QUEUE_SIZE = 65_536;
+
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
+
+    private final ClientResources resources;
+
+    private final HashedWheelTimer ownTimer;
+
+    private final RedisClient client;
+
+    private NodeConnections(ClientResources resources, HashedWheelTimer ownTimer, RedisClient client) {
+        this.resources = resources;
+        this.ownTimer = ownTimer;
+        this.client = client;
+    }
+
+    static NodeConnections create(ClientResources shared, Duration nodeTimeout) {
+        HashedWheelTimer timer = null;
+        ClientResources resources = shared;
+        if (resources == null) {
+            // Lettuce's default timer ticks every 100 ms, too coarse for node timeouts of tens of ms.
+            timer = new HashedWheelTimer(new DefaultThreadFactory("redlock-timer", true), 10, TimeUnit.MILLISECONDS);
+            resources = DefaultClientResources.builder()
+                    .timer(timer)
+                    .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+                    .build();
+        }
+        RedisClient client = RedisClient.create(resources);
+        client.setOptions(clientOptions(nodeTimeout));
+        return new NodeConnections(resources, timer, client);
+    }
+
+    static ClientOptions clientOptions(Duration nodeTimeout) {
+        return ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(REQUEST_QUEUE_SIZE)
+                .timeoutOptions(TimeoutOptions.enabled(nodeTimeout))
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(nodeTimeout.compareTo(Duration.ofSeconds(1)) > 0 ? nodeTimeout : Duration.ofSeconds(1))
+                        .keepAlive(true)
+                        .build())
+                .build();
+    }
+
+    RedisClient client() {
+        return this.client;
+    }
+
+    EventExecutorGroup scheduler() {
+        return this.resources.eventExecutorGroup();
+    }
+
+    /**
+     * Starts connecting every node at once and waits, at most the connect timeout, for each first attempt,
+     * so that reachable nodes are usable when {@code build()} returns. Unreachable ones keep retrying.
+     */
+    void connectAll(RedisNodeClient[] nodes) {
+        this.client.addListener(new RedisConnectionStateListener() {
+
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+                for (RedisNodeClient node : nodes) {
+                    node.onConnected(connection);
+                }
+            }
+
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                for (RedisNodeClient node : nodes) {
+                    node.onDisconnected(connection);
+                }
+            }
+
+        });
+        List<CompletableFuture<Void>> attempts = new ArrayList<>(nodes.length);
+        for (RedisNodeClient node : nodes) {
+            attempts.add(node.connect());
+        }
+        long bound = this.client.getOptions().getSocketOptions().getConnectTimeout().toMillis() + 1000;
+        try {
+            CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new)).get(bound, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (Exception ex) {
+            // Slow or unreachable nodes keep connecting in the background; they count as "no" meanwhile.
+        }
+    }
+
+    /** Closes the node connections, the client and the resources this class created. Never throws. */
+    void close(RedisNodeClient[] nodes) {
+        try {
+            CompletableFuture.allOf(Arrays.stream(nodes).map(RedisNodeClient::close)
+                    .toArray(CompletableFuture[]::new)).get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (Exception ex) {
+            if (ex instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try {
+            this.client.shutdown(Duration.ZERO, CLOSE_TIMEOUT);
+            if (this.ownTimer != null) {
+                this.resources.shutdown(0, CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(CLOSE_TIMEOUT.toMillis(),
+                        TimeUnit.MILLISECONDS);
+                this.ownTimer.stop();
+            }
+        }
+        catch (Exception ex) {
+            if (ex instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The validated node URIs.
+     */
+    record Settings(List<RedisURI> uris) {
+
+        /**
+         * Parses and checks the node list: not empty, every entry a Redis URI, no node twice.
+         * @throws IllegalArgumentException naming the entry at fault and how to write it
+         */
+        static Settings parse(List<String> nodes) {
+            if (nodes == null || nodes.isEmpty()) {
+                throw new IllegalArgumentException("nodes must list at least one Redis master, e.g. "
+                        + "nodes(\"redis://10.0.0.1:6379\", \"redis://10.0.0.2:6379\", \"redis://10.0.0.3:6379\")");
+            }
+            List<RedisURI> uris = new ArrayList<>(nodes.size());
+            Set<String> seen = new HashSet<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                RedisURI uri = parse(i, nodes.get(i));
+                String address = (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+                if (!seen.add(address)) {
+                    throw new IllegalArgumentException("nodes lists " + address + " twice; Redlock needs N independent "
+                            + "masters, each listed once");
+                }
+                uris.add(uri);
+            }
+            return new Settings(List.copyOf(uris));
+        }
+
+        private static RedisURI parse(int index, String node) {
+            String where = "nodes[" + index + "]";
+            if (node == null || node.isBlank()) {
+                throw new IllegalArgumentException(where + " must be a Redis URI such as redis://10.0.0.1:6379, was "
+                        + (node == null ? "null" : "blank"));
+            }
+            String trimmed = node.trim();
+            if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
+                throw new IllegalArgumentException(where + " '" + node + "' is not a Redis URI; write redis://host:port "
+                        + "(rediss:// for TLS, redis://:password@host:port/db with a password)");
+            }
+            try {
+                RedisURI uri = RedisURI.create(trimmed);
+                if (uri.getSocket() == null && (uri.getHost() == null || uri.getHost().isBlank())) {
+                    throw new IllegalArgumentException("no host");
+                }
+                return uri;
+            }
+            catch (RuntimeException ex) {
+                throw new IllegalArgumentException(where + " '" + node + "' is not a valid Redis URI (" + ex.getMessage()
+                        + "); write redis://host:port", ex);
+            }
+        }
+
+    }
+
+}

@@ -1,0 +1,67 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+
+/**
+ * What one node answered to one command of the algorithm: a yes, a no, or why there was no answer.
+ * Internal; the outcome names are those of the {@code redlock.node.command} meter.
+ */
+record NodeReply(Outcome outcome, String reason) {
+
+    /** The node did what was asked (set, deleted or extended the key). */
+    static final NodeReply GRANTED = new NodeReply(Outcome.GRANTED, "granted");
+
+    /** The node answered, but the key is held by another client (or no longer ours). */
+    static final NodeReply DENIED = new NodeReply(Outcome.DENIED, "held by another client");
+
+    /** The node has no connection yet: it was unreachable since start-up. */
+    static final NodeReply NOT_CONNECTED = new NodeReply(Outcome.REJECTED, "rejected: not connected");
+
+    boolean granted() {
+        return this.outcome == Outcome.GRANTED;
+    }
+
+    /**
+     * Classifies a failed command.
+     * @param failure what the command's future completed with
+     * @param timeout the node timeout, named in the reason of a time-out
+     * @return the reply
+     */
+    static NodeReply failure(Throwable failure, Duration timeout) {
+        Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        if (cause instanceof RedisCommandTimeoutException) {
+            return new NodeReply(Outcome.TIMEOUT, "timed out after " + timeout.toMillis() + " ms");
+        }
+        String message = String.valueOf(cause.getMessage());
+        if (cause.getClass() == RedisException.class
+                && (message.contains("Commands are rejected") || message.contains("not accepted"))) {
+            return new NodeReply(Outcome.REJECTED, "rejected: " + message);
+        }
+        return new NodeReply(Outcome.ERROR, "error: " + message);
+    }
+
+    /** The outcome of one node command. */
+    enum Outcome {
+
+        /** Answered yes. */
+        GRANTED,
+
+        /** Answered no. */
+        DENIED,
+
+        /** Not sent: the node is disconnected or its queue is full. */
+        REJECTED,
+
+        /** Sent, no answer within the node timeout. */
+        TIMEOUT,
+
+        /** The node or the connection reported an error. */
+        ERROR
+
+    }
+
+}

@@ -1,0 +1,340 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.resource.ClientResources;
+
+/**
+ * A distributed lock over N independent Redis masters, as antirez's Redlock algorithm describes: a lock is
+ * held when a majority of nodes set its key within the key's time to live, less the time the attempt took
+ * and a clock drift allowance. It survives the loss of any minority of the nodes.
+ *
+ * <pre>{@code
+ * try (Redlock redlock = Redlock.builder().nodes(uri1, uri2, uri3, uri4, uri5).build()) {
+ *     Optional<RedlockLease> lease = redlock.tryAcquire("order:42", Duration.ofSeconds(10));
+ *     lease.ifPresent((held) -> { try (held) { pay(order); } });
+ * }
+ * }</pre>
+ *
+ * Thread-safe; create one per application and share it. Futures returned by the asynchronous method
+ * complete on an I/O thread: never block in a non-async stage chained to them.
+ */
+public final class Redlock implements AutoCloseable {
+
+    private final LockEngine engine;
+
+    private final RedisNodeClient[] nodes;
+
+    private final String keyPrefix;
+
+    private final NodeConnections connections;
+
+    private volatile boolean closed;
+
+    Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections) {
+        this.engine = engine;
+        this.nodes = nodes;
+        this.keyPrefix = keyPrefix;
+        this.connections = connections;
+    }
+
+    /**
+     * Starts configuring a {@code Redlock}.
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Makes one attempt to acquire the lock, without waiting.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @return the lease, or empty if the lock is held elsewhere or no quorum of nodes answered in time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquire(String key, Duration ttl) {
+        return tryAcquire(key, ttl, Duration.ZERO);
+    }
+
+    /**
+     * Attempts to acquire the lock, retrying after jittered delays until {@code waitTime} has passed.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the lease, or empty if it could not be acquired within the wait time (or the thread was
+     * interrupted, whose interrupt flag is then set)
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquire(String key, Duration ttl, Duration waitTime) {
+        return Optional.ofNullable(acquireBlocking(key, ttl, waitTime).lease());
+    }
+
+    /**
+     * Acquires the lock, retrying after jittered delays until {@code waitTime} has passed.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the lease
+     * @throws RedlockAcquisitionException if it was not acquired within the wait time; its message names the
+     * quorum and each node that did not agree, with its reason
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public RedlockLease acquire(String key, Duration ttl, Duration waitTime) {
+        LockEngine.Attempt attempt = acquireBlocking(key, ttl, waitTime);
+        if (attempt.lease() != null) {
+            return attempt.lease();
+        }
+        if (attempt.call() != null) {
+            // The attempt was decided early; let the stragglers answer (within the node timeout) so that
+            // the exception reports every node.
+            LockEngine.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
+        }
+        String detail = (attempt.problem() != null) ? attempt.problem() : null;
+        if (attempt.attempts() > 1) {
+            String tries = attempt.attempts() + " attempts in " + waitTime.toMillis() + " ms";
+            detail = (detail != null) ? detail + "; " + tries : tries;
+        }
+        throw new RedlockAcquisitionException(key, attempt.agreed(), this.engine.quorum(), attempt.failures(), detail);
+    }
+
+    /**
+     * Attempts to acquire the lock without blocking the caller, retrying until {@code waitTime} has passed.
+     * Cancelling the future stops the attempts, and a lease acquired meanwhile is released.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the lease, or of empty if it could not be acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(String key, Duration ttl, Duration waitTime) {
+        CompletableFuture<LockEngine.Attempt> attempt = start(key, ttl, waitTime);
+        CompletableFuture<Optional<RedlockLease>> result = attempt.thenApply((done) -> Optional.ofNullable(done.lease()));
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled()) {
+                attempt.cancel(false); // stops retries; a lease that arrives later is released
+            }
+        });
+        return result;
+    }
+
+    /**
+     * Closes the connections to the nodes and, unless they were given to the builder, the Lettuce
+     * resources. Leases still held expire with their ttl. Never throws.
+     */
+    @Override
+    public void close() {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        this.engine.close();
+        this.connections.close(this.nodes);
+    }
+
+    @Override
+    public String toString() {
+        return "Redlock[nodes=" + Arrays.stream(this.nodes).map(RedisNodeClient::name).toList() + ", quorum="
+                + this.engine.quorum() + "]";
+    }
+
+    private LockEngine.Attempt acquireBlocking(String key, Duration ttl, Duration waitTime) {
+        long waitNanos = waitNanos(waitTime);
+        CompletableFuture<LockEngine.Attempt> attempt = start(key, ttl, waitTime);
+        return LockEngine.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
+                () -> LockEngine.Attempt.failed(null, Thread.currentThread().isInterrupted()
+                        ? "interrupted while acquiring" : "no decision within the wait time and node timeouts"));
+    }
+
+    private CompletableFuture<LockEngine.Attempt> start(String key, Duration ttl, Duration waitTime) {
+        checkKey(key);
+        long ttlMillis = ttlMillis(ttl);
+        long waitNanos = waitNanos(waitTime);
+        if (this.closed) {
+            throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
+        }
+        return this.engine.acquire(key, this.keyPrefix + key, ttlMillis, waitNanos);
+    }
+
+    private static void checkKey(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("key must not be null or blank, was " + (key == null ? "null" : "'" + key + "'"));
+        }
+    }
+
+    static long ttlMillis(Duration ttl) {
+        if (ttl == null || ttl.isNegative() || ttl.toMillis() < 1) {
+            throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
+        }
+        return ttl.toMillis();
+    }
+
+    private static long waitNanos(Duration waitTime) {
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime must be zero or positive, was " + waitTime);
+        }
+        return (waitTime.compareTo(Duration.ofDays(365)) > 0) ? TimeUnit.DAYS.toNanos(365) : waitTime.toNanos();
+    }
+
+    /**
+     * Configures a {@link Redlock}. Only {@link #nodes(List)} is required.
+     */
+    public static final class Builder {
+
+        private List<String> nodes;
+
+        private Duration nodeTimeout = Duration.ofMillis(50);
+
+        private double clockDriftFactor = 0.01;
+
+        private Duration retryDelay = Duration.ofMillis(100);
+
+        private String keyPrefix = "redlock:";
+
+        private double acquisitionBudget = 1.0;
+
+        private ClientResources clientResources;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the independent Redis masters, as URIs Lettuce understands ({@code redis://host:port},
+         * {@code rediss://…} for TLS, with password and database as needed). Three or five are typical.
+         * @param nodes the node URIs
+         * @return this builder
+         */
+        public Builder nodes(List<String> nodes) {
+            this.nodes = (nodes != null) ? new ArrayList<>(nodes) : null; // may hold nulls: build() names them
+            return this;
+        }
+
+        /**
+         * Sets the independent Redis masters; see {@link #nodes(List)}.
+         * @param nodes the node URIs
+         * @return this builder
+         */
+        public Builder nodes(String... nodes) {
+            return nodes((nodes != null) ? Arrays.asList(nodes) : null);
+        }
+
+        /**
+         * Sets the time after which a node that has not answered a command counts as a "no". Keep it small
+         * compared to the ttl. Default 50 ms.
+         * @param nodeTimeout the per-node command timeout
+         * @return this builder
+         */
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = nodeTimeout;
+            return this;
+        }
+
+        /**
+         * Sets the fraction of the ttl allowed for clock drift between the nodes; the validity of a lease
+         * is shortened by {@code ttl * factor + 2 ms}. Default 0.01.
+         * @param clockDriftFactor from 0 (inclusive) to 1 (exclusive)
+         * @return this builder
+         */
+        public Builder clockDriftFactor(double clockDriftFactor) {
+            this.clockDriftFactor = clockDriftFactor;
+            return this;
+        }
+
+        /**
+         * Sets the base delay between attempts while waiting for a lock; each delay is drawn at random
+         * between half and one and a half times it, so that competing clients desynchronise. Default 100 ms.
+         * @param retryDelay the base delay, positive
+         * @return this builder
+         */
+        public Builder retryDelay(Duration retryDelay) {
+            this.retryDelay = retryDelay;
+            return this;
+        }
+
+        /**
+         * Sets the prefix of every Redis key this lock writes. Default {@code "redlock:"}.
+         * @param keyPrefix the prefix, possibly empty
+         * @return this builder
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * Accepts a lock only if the attempt took at most this fraction of the ttl, leaving the rest for
+         * the holder's work (e.g. {@code 1.0 / 3} for the "elapsed &lt;= ttl/3" variant of the algorithm).
+         * An attempt over budget counts as failed and is cleaned up. Default 1.0, i.e. no budget beyond
+         * the validity rule.
+         * @param fractionOfTtl greater than 0, at most 1
+         * @return this builder
+         */
+        public Builder acquisitionBudget(double fractionOfTtl) {
+            this.acquisitionBudget = fractionOfTtl;
+            return this;
+        }
+
+        /**
+         * Shares Lettuce resources (event loops, timer) with the application instead of creating them;
+         * the {@code Redlock} then does not shut them down. Their timer's tick bounds how precisely node
+         * timeouts fire (Lettuce's default ticks every 100 ms; the resources a {@code Redlock} creates
+         * itself tick every 10 ms).
+         * @param clientResources the resources to use
+         * @return this builder
+         */
+        public Builder clientResources(ClientResources clientResources) {
+            this.clientResources = clientResources;
+            return this;
+        }
+
+        /**
+         * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes do
+         * not fail the build: they count as "no" until they can be reached, and are retried in the background.
+         * @return the lock, to be closed when no longer needed
+         * @throws IllegalArgumentException if a setting is invalid (the message names it and says what to write)
+         */
+        public Redlock build() {
+            NodeConnections.Settings settings = validate();
+            NodeConnections connections = NodeConnections.create(this.clientResources, this.nodeTimeout);
+            RedisClient client = connections.client();
+            RedisNodeClient[] clients = settings.uris().stream()
+                    .map((uri) -> new RedisNodeClient(client, uri, this.nodeTimeout, connections.scheduler()))
+                    .toArray(RedisNodeClient[]::new);
+            connections.connectAll(clients);
+            LockEngine engine = new LockEngine(clients, this.clockDriftFactor, this.nodeTimeout.toNanos(),
+                    this.retryDelay.toNanos(), this.acquisitionBudget);
+            return new Redlock(engine, clients, this.keyPrefix, connections);
+        }
+
+        private NodeConnections.Settings validate() {
+            NodeConnections.Settings settings = NodeConnections.Settings.parse(this.nodes);
+            if (this.nodeTimeout == null || this.nodeTimeout.isNegative() || this.nodeTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("nodeTimeout must be at least 1 ms, was " + this.nodeTimeout);
+            }
+            if (!(this.clockDriftFactor >= 0 && this.clockDriftFactor < 1)) {
+                throw new IllegalArgumentException("clockDriftFactor must be at least 0 and below 1 (e.g. 0.01), was "
+                        + this.clockDriftFactor);
+            }
+            if (this.retryDelay == null || this.retryDelay.isNegative() || this.retryDelay.isZero()) {
+                throw new IllegalArgumentException("retryDelay must be positive (e.g. 100ms), was " + this.retryDelay);
+            }
+            if (this.keyPrefix == null) {
+                throw new IllegalArgumentException("keyPrefix must not be null; use \"\" for no prefix");
+            }
+            if (!(this.acquisitionBudget > 0 && this.acquisitionBudget <= 1)) {
+                throw new IllegalArgumentException("acquisitionBudget must be above 0 and at most 1 (e.g. 0.33), was "
+                        + this.acquisitionBudget);
+            }
+            return settings;
+        }
+
+    }
+
+}

@@ -1,0 +1,89 @@
+package io.github.redlock.core;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Thrown when a lock could not be acquired within the wait time. The message names the key, how many
+ * nodes agreed, the quorum, and each node that did not agree with its reason; the same facts are
+ * available from the getters.
+ */
+public class RedlockAcquisitionException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String key;
+
+    private final int agreedNodes;
+
+    private final int quorum;
+
+    private final Map<String, String> nodeFailures;
+
+    /**
+     * Creates an exception for a failed acquisition.
+     * @param key the key as the caller gave it
+     * @param agreedNodes how many nodes agreed in the last attempt
+     * @param quorum how many nodes must agree
+     * @param nodeFailures the nodes that did not agree in the last attempt ({@code host:port} to reason)
+     * @param detail what else went wrong (e.g. validity ran out, attempts made), or {@code null}
+     */
+    public RedlockAcquisitionException(String key, int agreedNodes, int quorum, Map<String, String> nodeFailures,
+            String detail) {
+        super(message(key, agreedNodes, quorum, nodeFailures, detail));
+        this.key = key;
+        this.agreedNodes = agreedNodes;
+        this.quorum = quorum;
+        this.nodeFailures = Collections.unmodifiableMap(new LinkedHashMap<>(nodeFailures));
+    }
+
+    private static String message(String key, int agreed, int quorum, Map<String, String> failures, String detail) {
+        StringBuilder message = new StringBuilder("Could not acquire lock '").append(key).append("': ")
+                .append(agreed).append(" node(s) agreed, quorum is ").append(quorum);
+        if (detail != null) {
+            message.append("; ").append(detail);
+        }
+        if (!failures.isEmpty()) {
+            message.append("; failed nodes: ").append(failures.entrySet().stream()
+                    .map((failure) -> failure.getKey() + " (" + failure.getValue() + ")")
+                    .collect(Collectors.joining(", ")));
+        }
+        return message.toString();
+    }
+
+    /**
+     * Returns the key as the caller gave it (without the key prefix).
+     * @return the key
+     */
+    public String getKey() {
+        return this.key;
+    }
+
+    /**
+     * Returns how many nodes agreed in the last attempt.
+     * @return the count of nodes that set the key
+     */
+    public int getAgreedNodes() {
+        return this.agreedNodes;
+    }
+
+    /**
+     * Returns how many nodes must agree for the lock to be held ({@code N/2 + 1}).
+     * @return the quorum
+     */
+    public int getQuorum() {
+        return this.quorum;
+    }
+
+    /**
+     * Returns the nodes that did not agree in the last attempt, as {@code host:port}, with the reason of
+     * each (e.g. {@code held by another client}, {@code timed out after 50 ms}, {@code rejected: …}).
+     * @return an unmodifiable map in node order
+     */
+    public Map<String, String> getNodeFailures() {
+        return this.nodeFailures;
+    }
+
+}

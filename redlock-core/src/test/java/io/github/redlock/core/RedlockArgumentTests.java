@@ -1,0 +1,127 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+class RedlockArgumentTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(3);
+
+    private static Redlock redlock;
+
+    @BeforeAll
+    static void build() {
+        redlock = Redlock.builder().nodes(redis.uris()).build();
+    }
+
+    @AfterAll
+    static void close() {
+        redlock.close();
+    }
+
+    @Test
+    void nullOrBlankKeyIsRejectedByName() {
+        for (String key : Arrays.asList(null, "", "  ")) {
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire(key, Duration.ofSeconds(1)))
+                    .withMessageStartingWith("key ");
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire(key, Duration.ofSeconds(1), Duration.ZERO))
+                    .withMessageStartingWith("key ");
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> redlock.tryAcquireAsync(key, Duration.ofSeconds(1), Duration.ZERO))
+                    .withMessageStartingWith("key ");
+        }
+    }
+
+    @Test
+    void missingZeroNegativeOrSubMillisecondTtlIsRejectedByName() {
+        for (Duration ttl : Arrays.asList(null, Duration.ZERO, Duration.ofSeconds(-1), Duration.ofNanos(500))) {
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("k", ttl)).withMessageStartingWith("ttl ");
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire("k", ttl, Duration.ZERO))
+                    .withMessageStartingWith("ttl ");
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquireAsync("k", ttl, Duration.ZERO))
+                    .withMessageStartingWith("ttl ");
+        }
+        RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(5), Duration.ZERO);
+        assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(null)).withMessageStartingWith("ttl ");
+        assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(Duration.ZERO)).withMessageStartingWith("ttl ");
+        lease.release();
+    }
+
+    @Test
+    void missingOrNegativeWaitTimeIsRejectedByName() {
+        for (Duration wait : Arrays.asList(null, Duration.ofMillis(-1))) {
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("k", Duration.ofSeconds(1), wait))
+                    .withMessageStartingWith("waitTime ");
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire("k", Duration.ofSeconds(1), wait))
+                    .withMessageStartingWith("waitTime ");
+            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquireAsync("k", Duration.ofSeconds(1), wait))
+                    .withMessageStartingWith("waitTime ");
+        }
+    }
+
+    @Test
+    void badNodeListsAreRejectedWithWhatToWrite() {
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().build())
+                .withMessageStartingWith("nodes must list at least one").withMessageContaining("redis://");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(List.of()).build())
+                .withMessageStartingWith("nodes must list at least one");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes((String[]) null).build())
+                .withMessageStartingWith("nodes must list at least one");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:1", null).build())
+                .withMessageStartingWith("nodes[1] ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:1", " ").build())
+                .withMessageStartingWith("nodes[1] ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes("127.0.0.1:6379").build())
+                .withMessageStartingWith("nodes[0] '127.0.0.1:6379' is not a Redis URI").withMessageContaining("redis://host:port");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7001").build())
+                .withMessageContaining("127.0.0.1:7001 twice");
+    }
+
+    @Test
+    void badSettingsAreRejectedByName() {
+        List<String> nodes = redis.uris();
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).nodeTimeout(null).build())
+                .withMessageStartingWith("nodeTimeout ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).nodeTimeout(Duration.ZERO).build())
+                .withMessageStartingWith("nodeTimeout ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).clockDriftFactor(-0.1).build())
+                .withMessageStartingWith("clockDriftFactor ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).clockDriftFactor(1).build())
+                .withMessageStartingWith("clockDriftFactor ");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Redlock.builder().nodes(nodes).clockDriftFactor(Double.NaN).build())
+                .withMessageStartingWith("clockDriftFactor ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).retryDelay(Duration.ZERO).build())
+                .withMessageStartingWith("retryDelay ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).keyPrefix(null).build())
+                .withMessageStartingWith("keyPrefix ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).acquisitionBudget(0).build())
+                .withMessageStartingWith("acquisitionBudget ");
+        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).acquisitionBudget(1.5).build())
+                .withMessageStartingWith("acquisitionBudget ");
+    }
+
+    @Test
+    void closedRedlockRefusesNewAcquisitionsAndClosingTwiceIsHarmless() {
+        Redlock closed = Redlock.builder().nodes(redis.uris()).build();
+        closed.close();
+        closed.close();
+        assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))
+                .withMessageContaining("closed");
+        assertThat(closed.toString()).contains("quorum=2");
+    }
+
+}

@@ -1,0 +1,186 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static io.github.redlock.core.TestSupport.millisSince;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Nodes that crash, freeze and come back while a client locks.
+ */
+class RedlockFaultTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    private NodeInspector nodes;
+
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+    @BeforeEach
+    void setUp() {
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.scheduler.shutdownNow();
+        this.nodes.close();
+    }
+
+    @Test
+    void twoOfFiveNodesKilledStillAcquires() {
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+            redis.node(0).kill();
+            redis.node(3).kill();
+            RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(this.nodes.get(1, "redlock:k")).isEqualTo(lease.token());
+            assertThat(this.nodes.get(2, "redlock:k")).isEqualTo(lease.token());
+            assertThat(this.nodes.get(4, "redlock:k")).isEqualTo(lease.token());
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    @Test
+    void threeOfFiveNodesKilledFailsFastNamingTheQuorumAndTheFailedNodes() {
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(1)).build()) {
+            redis.node(0).kill();
+            redis.node(1).kill();
+            redis.node(2).kill();
+            long start = System.nanoTime();
+            assertThat(redlock.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+            assertThat(millisSince(start)).isLessThan(900);
+            assertThatExceptionOfType(RedlockAcquisitionException.class)
+                    .isThrownBy(() -> redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO))
+                    .satisfies((ex) -> {
+                        assertThat(ex.getKey()).isEqualTo("k");
+                        assertThat(ex.getQuorum()).isEqualTo(3);
+                        assertThat(ex.getAgreedNodes()).isEqualTo(2);
+                        assertThat(ex.getNodeFailures()).containsOnlyKeys(redis.node(0).hostAndPort(),
+                                redis.node(1).hostAndPort(), redis.node(2).hostAndPort());
+                        assertThat(ex.getMessage()).contains("'k'", "2 node(s) agreed", "quorum is 3",
+                                redis.node(0).hostAndPort(), redis.node(1).hostAndPort(), redis.node(2).hostAndPort());
+                    });
+            assertThat(millisSince(start)).isLessThan(1800);
+            // The two live nodes said yes, and were cleaned up.
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get(3, "redlock:k") == null && this.nodes.get(4, "redlock:k") == null);
+        }
+    }
+
+    @Test
+    void commandsAreRejectedAtOnceWhileNodesAreDownAndNeverReplayedAfterTheyReturn() {
+        Duration nodeTimeout = Duration.ofSeconds(2);
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).nodeTimeout(nodeTimeout).build()) {
+            redis.nodes().nodes().forEach(RedisNode::kill);
+            // Once the client has seen the disconnects, every command is rejected, not queued.
+            awaitTrue(Duration.ofSeconds(5), () -> {
+                try {
+                    redlock.acquire("probe", Duration.ofSeconds(30), Duration.ZERO);
+                    return false;
+                }
+                catch (RedlockAcquisitionException ex) {
+                    return ex.getNodeFailures().values().stream().filter((r) -> r.startsWith("rejected")).count() == 5;
+                }
+            });
+            for (int i = 0; i < 10; i++) {
+                long start = System.nanoTime();
+                assertThat(redlock.tryAcquire("lost-" + i, Duration.ofSeconds(60))).isEmpty();
+                assertThat(millisSince(start)).isLessThan(nodeTimeout.toMillis() / 2);
+            }
+            redis.nodes().nodes().forEach(RedisNode::restart);
+            // After reconnecting, the client locks again; none of the rejected SETs reached a node.
+            awaitTrue(Duration.ofSeconds(20), () -> redlock.tryAcquire("back", Duration.ofSeconds(10)).isPresent());
+            for (int i = 0; i < 10; i++) {
+                assertThat(this.nodes.values("redlock:lost-" + i)).containsOnlyNulls();
+            }
+            assertThat(this.nodes.values("redlock:probe")).containsOnlyNulls();
+        }
+    }
+
+    @Test
+    void pausedNodesCostOneNodeTimeoutInParallelNotOneEach() {
+        Duration nodeTimeout = Duration.ofMillis(400);
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).nodeTimeout(nodeTimeout).build()) {
+            redis.node(0).pause();
+            redis.node(1).pause();
+            // A quorum answers at once: the frozen nodes cost nothing.
+            long start = System.nanoTime();
+            RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(millisSince(start)).isLessThan(nodeTimeout.toMillis());
+            assertThat(lease.release()).isTrue();
+            // Without a quorum the attempt waits for the timeouts, in parallel: one timeout, not three.
+            redis.node(2).pause();
+            start = System.nanoTime();
+            assertThat(redlock.tryAcquire("k2", Duration.ofSeconds(10))).isEmpty();
+            long elapsed = millisSince(start);
+            assertThat(elapsed).isGreaterThanOrEqualTo(nodeTimeout.toMillis() - 20).isLessThan(3 * nodeTimeout.toMillis() - 100);
+        }
+    }
+
+    @Test
+    void frozenNodeKeepsNoKeyAfterItResumesEvenWhenItHadRestartedEmpty() {
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(100)).build()) {
+            // A restart empties the node's script cache: the clean-up must not depend on it.
+            redis.node(0).restart();
+            // Wait until the client uses node 0 again, without running a script there (leases just expire).
+            awaitTrue(Duration.ofSeconds(20), () -> {
+                Optional<RedlockLease> lease = redlock.tryAcquire("warm-" + System.nanoTime(), Duration.ofMillis(500));
+                return lease.isPresent() && lease.get().token().equals(this.nodes.get(0, "redlock:" + lease.get().key()));
+            });
+            redis.node(0).pause();
+            RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(30), Duration.ZERO);
+            assertThat(lease.release()).isTrue();
+            redis.node(3).pause();
+            redis.node(4).pause();
+            assertThat(redlock.tryAcquire("failed", Duration.ofSeconds(30))).isEmpty();
+            redis.node(0).resume();
+            redis.node(3).resume();
+            redis.node(4).resume();
+            // The late SETs run when the nodes wake up, and the clean-ups sent after them on the same connections too.
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:k").stream().allMatch((v) -> v == null)
+                    && this.nodes.values("redlock:failed").stream().allMatch((v) -> v == null));
+        }
+    }
+
+    @Test
+    void acquisitionBudgetRejectsAnAttemptThatTookTooMuchOfTheTtl() {
+        Duration ttl = Duration.ofSeconds(6);
+        Duration slowness = Duration.ofMillis(2500);
+        try (Redlock budgeted = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(5))
+                .acquisitionBudget(1.0 / 3).build();
+                Redlock unbudgeted = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(5)).build()) {
+            freezeMajorityFor(slowness);
+            assertThatExceptionOfType(RedlockAcquisitionException.class)
+                    .isThrownBy(() -> budgeted.acquire("k", ttl, Duration.ZERO))
+                    .withMessageContaining("acquisition budget");
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:k").stream().allMatch((v) -> v == null));
+
+            freezeMajorityFor(slowness);
+            RedlockLease lease = unbudgeted.acquire("k", ttl, Duration.ZERO);
+            assertThat(lease.remainingValidity()).isLessThan(ttl.minus(slowness));
+            lease.release();
+        }
+    }
+
+    private void freezeMajorityFor(Duration duration) {
+        for (int i = 0; i < 3; i++) {
+            RedisNode node = redis.node(i);
+            node.pause();
+            this.scheduler.schedule(node::resume, duration.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+}

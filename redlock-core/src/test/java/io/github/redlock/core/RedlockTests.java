@@ -1,0 +1,221 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RedlockTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    private Redlock redlock;
+
+    private Redlock other;
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.redlock = Redlock.builder().nodes(redis.uris()).build();
+        this.other = Redlock.builder().nodes(redis.uris()).build();
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.redlock.close();
+        this.other.close();
+        this.nodes.close();
+    }
+
+    @Test
+    void acquireStoresTheTokenUnderThePrefixedKeyOnEveryNode() {
+        RedlockLease lease = this.redlock.acquire("order:42", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(lease.key()).isEqualTo("order:42");
+        assertThat(lease.token()).hasSizeGreaterThanOrEqualTo(16);
+        assertThat(this.nodes.values("redlock:order:42")).containsOnly(lease.token()).hasSize(5);
+        assertThat(lease.isValid()).isTrue();
+    }
+
+    @Test
+    void customKeyPrefixIsUsed() {
+        try (Redlock prefixed = Redlock.builder().nodes(redis.uris()).keyPrefix("app:").build()) {
+            RedlockLease lease = prefixed.acquire("job", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(this.nodes.values("app:job")).containsOnly(lease.token());
+            assertThat(this.nodes.values("redlock:job")).containsOnlyNulls();
+        }
+    }
+
+    @Test
+    void heldLockCannotBeTakenAgainAndCanBeRightAfterReleaseTenTimesInARow() {
+        for (int i = 0; i < 10; i++) {
+            RedlockLease lease = this.redlock.tryAcquire("k", Duration.ofSeconds(10)).orElseThrow();
+            assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+            assertThat(this.redlock.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+            assertThat(lease.release()).isTrue();
+            this.nodes.awaitAbsent("redlock:k");
+        }
+    }
+
+    @Test
+    void tokensAreUnique() {
+        Set<String> tokens = new HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            try (RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO)) {
+                tokens.add(lease.token());
+            }
+        }
+        for (int i = 0; i < 100_000; i++) {
+            tokens.add(LockEngine.newToken());
+        }
+        assertThat(tokens).hasSize(100_200);
+    }
+
+    @Test
+    void validityIsBelowTheTtlByAtLeastTheDriftAndNodesKeepTheTtl() {
+        RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        long drift = 10_000 / 100 + 2;
+        assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMillis(10_000 - drift))
+                .isGreaterThan(Duration.ofSeconds(8));
+        for (int i = 0; i < 5; i++) {
+            assertThat(this.nodes.pttl(i, "redlock:k")).isBetween(9_800L, 10_000L);
+        }
+    }
+
+    @Test
+    void lockExpiresWithoutRelease() {
+        RedlockLease lease = this.redlock.acquire("k", Duration.ofMillis(300), Duration.ZERO);
+        assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+        awaitTrue(Duration.ofSeconds(5), () -> !lease.isValid());
+        assertThat(lease.remainingValidity()).isZero();
+        assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5))).isPresent();
+    }
+
+    @Test
+    void releaseNeverDeletesAnotherHoldersLock() {
+        RedlockLease expired = this.redlock.acquire("k", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease current = this.other.acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5));
+        assertThat(expired.release()).isFalse();
+        assertThat(this.nodes.values("redlock:k")).containsOnly(current.token()).hasSize(5);
+        assertThat(current.isValid()).isTrue();
+        assertThat(current.release()).isTrue();
+    }
+
+    @Test
+    void releaseIsIdempotentAndSendsNothingTheSecondTime() {
+        RedlockLease first = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(first.release()).isTrue();
+        assertThat(first.isValid()).isFalse();
+        // Same client, so its SETs follow the release on every connection: all five nodes take the new token.
+        RedlockLease second = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(this.nodes.values("redlock:k")).containsOnly(second.token()).hasSize(5);
+        assertThat(first.release()).isTrue();
+        first.close();
+        assertThat(this.nodes.values("redlock:k")).containsOnly(second.token()).hasSize(5);
+    }
+
+    @Test
+    void closeReleasesTheLease() {
+        try (RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO)) {
+            assertThat(lease.isValid()).isTrue();
+        }
+        assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10))).isPresent();
+    }
+
+    @Test
+    void extendRaisesThePttlOnEveryNodeAndRenewsValidity() {
+        RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(1), Duration.ZERO);
+        assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+        for (int i = 0; i < 5; i++) {
+            assertThat(this.nodes.pttl(i, "redlock:k")).isBetween(19_000L, 20_000L);
+        }
+        assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(15))
+                .isLessThanOrEqualTo(Duration.ofMillis(20_000 - 202));
+        assertThat(this.nodes.values("redlock:k")).containsOnly(lease.token());
+    }
+
+    @Test
+    void extendFailsAfterExpiryOnceAnotherHolderTookTheKey() {
+        RedlockLease expired = this.redlock.acquire("k", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease current = this.other.acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5));
+        assertThat(expired.extend(Duration.ofSeconds(60))).isFalse();
+        assertThat(expired.isValid()).isFalse();
+        for (int i = 0; i < 5; i++) {
+            assertThat(this.nodes.pttl(i, "redlock:k")).isLessThanOrEqualTo(5_000L);
+        }
+        assertThat(this.nodes.values("redlock:k")).containsOnly(current.token());
+    }
+
+    @Test
+    void extendAfterReleaseFails() {
+        RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        lease.release();
+        assertThat(lease.extend(Duration.ofSeconds(10))).isFalse();
+        this.nodes.awaitAbsent("redlock:k");
+    }
+
+    @Test
+    void asyncAcquisitionWaitsForTheHolder() throws Exception {
+        RedlockLease holder = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(this.other.tryAcquireAsync("k", Duration.ofSeconds(10), Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
+        CompletableFuture<Optional<RedlockLease>> waiting = this.other.tryAcquireAsync("k", Duration.ofSeconds(10),
+                Duration.ofSeconds(10));
+        assertThat(waiting).isNotDone();
+        holder.release();
+        RedlockLease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(this.nodes.values("redlock:k")).containsOnly(next.token());
+    }
+
+    @Test
+    void cancellingAnAsyncAcquisitionStopsItsAttempts() throws Exception {
+        RedlockLease holder = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> waiting = this.other.tryAcquireAsync("k", Duration.ofSeconds(10),
+                Duration.ofSeconds(30));
+        waiting.cancel(false);
+        holder.release();
+        // Nobody may pick up the lock for the cancelled caller: it stays free for a third client.
+        try (Redlock third = Redlock.builder().nodes(redis.uris()).build()) {
+            for (int i = 0; i < 5; i++) {
+                try (RedlockLease lease = third.acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(2))) {
+                    assertThat(lease.isValid()).isTrue();
+                }
+                Thread.sleep(100); // longer than a retry delay of the cancelled caller, had it kept trying
+            }
+        }
+    }
+
+    @Test
+    void interruptedWaiterGivesUpAndKeepsItsInterruptFlag() throws Exception {
+        RedlockLease holder = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        AtomicReference<Optional<RedlockLease>> result = new AtomicReference<>();
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Thread waiter = new Thread(() -> {
+            result.set(this.other.tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(30)));
+            interrupted.set(Thread.currentThread().isInterrupted());
+        });
+        waiter.start();
+        Thread.sleep(200);
+        waiter.interrupt();
+        waiter.join(5_000);
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(result.get()).isEmpty();
+        assertThat(interrupted).isTrue();
+        holder.release();
+    }
+
+}

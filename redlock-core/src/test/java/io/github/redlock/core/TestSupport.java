@@ -1,0 +1,37 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.fail;
+
+final class TestSupport {
+
+    /** Whether the long soak and fault variants run ({@code -Predlock-soak}). */
+    static final boolean SOAK = Boolean.getBoolean("redlock.soak");
+
+    private TestSupport() {
+    }
+
+    /** Polls a condition every 10 ms until it holds, failing after {@code timeout}. */
+    static void awaitTrue(Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("Condition not met within " + timeout);
+            }
+            try {
+                Thread.sleep(10);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                fail("Interrupted");
+            }
+        }
+    }
+
+    static long millisSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+}

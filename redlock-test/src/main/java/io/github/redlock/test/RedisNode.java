@@ -1,0 +1,338 @@
+package io.github.redlock.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One real {@code redis-server} process on a free loopback port, with faults to inject: {@link #kill()}
+ * (SIGKILL), {@link #pause()} (SIGSTOP), {@link #resume()} (SIGCONT) and {@link #restart()} (empty, on
+ * the same port). The node never persists anything, and its process never outlives the JVM.
+ */
+public final class RedisNode implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+    private static final int REDIS_DEFAULT_PORT = 6379;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Path directory;
+
+    private volatile int port;
+
+    private volatile Process process;
+
+    private volatile boolean paused;
+
+    /** Whether the port was ever served: from then on, restarts keep it. */
+    private volatile boolean pinnedPort;
+
+    private RedisNode(Path directory) {
+        this.directory = directory;
+    }
+
+    /**
+     * Starts a node on a free loopback port and waits until it answers {@code PING}.
+     * @return the running node
+     * @throws IllegalStateException when {@code redis-server} cannot be found or does not start
+     */
+    public static RedisNode start() {
+        RedisNode node = new RedisNode(createDirectory());
+        node.launch(0);
+        node.awaitReady();
+        return node;
+    }
+
+    /**
+     * Starts a node without waiting for it; {@link #awaitReady()} waits. Lets a caller start many at once.
+     */
+    static RedisNode launchUnready() {
+        RedisNode node = new RedisNode(createDirectory());
+        node.launch(0);
+        return node;
+    }
+
+    /**
+     * Returns the loopback port the node listens on; it stays the same across {@link #restart()}.
+     * @return the port
+     */
+    public int port() {
+        return this.port;
+    }
+
+    /**
+     * Returns the node's URI as Lettuce understands it, e.g. {@code redis://127.0.0.1:41234}.
+     * @return the URI
+     */
+    public String uri() {
+        return "redis://127.0.0.1:" + this.port;
+    }
+
+    /**
+     * Returns {@code 127.0.0.1:port}, the form in which lock errors name a node.
+     * @return host and port
+     */
+    public String hostAndPort() {
+        return "127.0.0.1:" + this.port;
+    }
+
+    /**
+     * Returns whether the process is alive (it may be paused).
+     * @return {@code true} while the process runs
+     */
+    public boolean isRunning() {
+        Process current = this.process;
+        return current != null && current.isAlive();
+    }
+
+    /**
+     * Returns whether the node was paused with {@link #pause()} and not resumed since.
+     * @return {@code true} while paused
+     */
+    public boolean isPaused() {
+        return this.paused;
+    }
+
+    /**
+     * Kills the process with SIGKILL, as a crash would; the node stays down until {@link #restart()}.
+     */
+    public void kill() {
+        this.lock.lock();
+        try {
+            Process current = this.process;
+            if (current != null) {
+                current.destroyForcibly();
+                await(current);
+                ProcessReaper.forget(current);
+                this.process = null;
+            }
+            this.paused = false;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Freezes the process with SIGSTOP: connections stay open but nothing is answered, as in a long GC
+     * pause or a hung host. {@link #resume()} undoes it.
+     */
+    public void pause() {
+        signal("STOP");
+        this.paused = true;
+    }
+
+    /**
+     * Resumes a paused process with SIGCONT; commands it received meanwhile are then executed.
+     */
+    public void resume() {
+        signal("CONT");
+        this.paused = false;
+    }
+
+    /**
+     * Kills the node if it runs, then starts it again empty on the same port and waits until it answers.
+     */
+    public void restart() {
+        this.lock.lock();
+        try {
+            kill();
+            launch(this.port);
+            awaitReady();
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Deletes every key of the running node ({@code FLUSHALL}).
+     */
+    public void flushAll() {
+        String reply = send("FLUSHALL");
+        if (!reply.startsWith("+OK")) {
+            throw new IllegalStateException("FLUSHALL on " + hostAndPort() + " answered " + reply);
+        }
+    }
+
+    /**
+     * Stops the node for good (SIGKILL) and deletes its working directory.
+     */
+    @Override
+    public void close() {
+        kill();
+        try (var files = Files.list(this.directory)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(this.directory);
+        }
+        catch (IOException ex) {
+            // Best effort: the directory is in the temporary folder.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisNode[" + hostAndPort() + (isRunning() ? (this.paused ? ", paused" : "") : ", down") + "]";
+    }
+
+    /**
+     * Waits until the node answers {@code PING}; if the chosen port was taken meanwhile, moves to another
+     * free port (only before the node was ever ready).
+     */
+    void awaitReady() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        int attempts = 0;
+        while (true) {
+            Process current = this.process;
+            if (current == null || !current.isAlive()) {
+                String log = readLog();
+                if (log.contains("Address already in use") && ++attempts < 5) {
+                    if (this.pinnedPort) {
+                        sleep(200); // the old process's socket may linger a moment
+                    }
+                    launch(this.pinnedPort ? this.port : 0);
+                    continue;
+                }
+                throw new IllegalStateException("redis-server (" + RedisServerBinary.get() + ") exited on port "
+                        + this.port + "; its log ends with:\n" + tail(log));
+            }
+            try {
+                if (Resp.command(this.port, 200, "PING").equals("+PONG")) {
+                    this.pinnedPort = true;
+                    return;
+                }
+            }
+            catch (IOException ex) {
+                // Not listening yet.
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
+                        + START_TIMEOUT.toSeconds() + " s; its log ends with:\n" + tail(readLog()));
+            }
+            sleep(10);
+        }
+    }
+
+    private void launch(int requestedPort) {
+        int chosen = (requestedPort != 0) ? requestedPort : freePort();
+        Path binary = RedisServerBinary.get();
+        ProcessBuilder builder = new ProcessBuilder(List.of(binary.toString(), "--port", String.valueOf(chosen),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
+                "--daemonize", "no", "--dir", this.directory.toString(), "--logfile", ""))
+                .redirectErrorStream(true)
+                .redirectOutput(this.directory.resolve("redis.log").toFile());
+        try {
+            Process started = builder.start();
+            ProcessReaper.track(started);
+            this.process = started;
+            this.port = chosen;
+            this.paused = false;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot start " + binary, ex);
+        }
+    }
+
+    private String send(String... command) {
+        try {
+            return Resp.command(this.port, 2000, command);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Node " + hostAndPort() + " did not answer " + command[0], ex);
+        }
+    }
+
+    private void signal(String signal) {
+        Process current = this.process;
+        if (current == null || !current.isAlive()) {
+            throw new IllegalStateException("Node " + hostAndPort() + " is not running; restart() it first");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(current.pid()))
+                    .redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + current.pid() + " failed: "
+                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot send SIG" + signal + " to " + hostAndPort(), ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while sending SIG" + signal, ex);
+        }
+    }
+
+    private String readLog() {
+        try {
+            return Files.readString(this.directory.resolve("redis.log"));
+        }
+        catch (IOException ex) {
+            return "";
+        }
+    }
+
+    private static String tail(String log) {
+        String[] lines = log.split("\n");
+        return String.join("\n", List.of(lines).subList(Math.max(0, lines.length - 10), lines.length));
+    }
+
+    private static void await(Process process) {
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("redis-server " + process.pid() + " did not exit after SIGKILL");
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for redis-server to exit", ex);
+        }
+    }
+
+    private static int freePort() {
+        for (int i = 0; i < 20; i++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                int port = socket.getLocalPort();
+                if (port != REDIS_DEFAULT_PORT) {
+                    return port;
+                }
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Cannot find a free loopback port", ex);
+            }
+        }
+        throw new IllegalStateException("Cannot find a free loopback port");
+    }
+
+    private static Path createDirectory() {
+        try {
+            return Files.createTempDirectory("redlock-redis-node");
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot create a working directory for redis-server", ex);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
+        }
+    }
+
+}

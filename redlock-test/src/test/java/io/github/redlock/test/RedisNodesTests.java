@@ -1,0 +1,91 @@
+package io.github.redlock.test;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class RedisNodesTests {
+
+    @Test
+    void startsNodesOnDistinctLoopbackPortsThatAnswer() throws IOException {
+        try (RedisNodes redis = RedisNodes.start(3)) {
+            assertThat(redis.nodes()).extracting(RedisNode::port).doesNotHaveDuplicates().doesNotContain(6379);
+            assertThat(redis.uris()).allMatch((uri) -> uri.startsWith("redis://127.0.0.1:"));
+            for (RedisNode node : redis.nodes()) {
+                assertThat(Resp.command(node.port(), 1000, "PING")).isEqualTo("+PONG");
+            }
+        }
+    }
+
+    @Test
+    void pausedNodeAnswersNothingUntilResumed() throws IOException {
+        try (RedisNodes redis = RedisNodes.start(1)) {
+            RedisNode node = redis.node(0);
+            node.pause();
+            assertThat(node.isPaused()).isTrue();
+            assertThatExceptionOfType(SocketTimeoutException.class).isThrownBy(() -> Resp.command(node.port(), 300, "PING"));
+            node.resume();
+            assertThat(Resp.command(node.port(), 1000, "PING")).isEqualTo("+PONG");
+        }
+    }
+
+    @Test
+    void killedNodeRefusesConnectionsAndRestartsEmptyOnTheSamePort() throws IOException {
+        try (RedisNodes redis = RedisNodes.start(1)) {
+            RedisNode node = redis.node(0);
+            int port = node.port();
+            assertThat(Resp.command(port, 1000, "SET", "k", "v")).isEqualTo("+OK");
+            node.kill();
+            assertThat(node.isRunning()).isFalse();
+            assertThatExceptionOfType(IOException.class).isThrownBy(() -> Resp.command(port, 300, "PING"));
+            node.restart();
+            assertThat(node.port()).isEqualTo(port);
+            assertThat(Resp.command(port, 1000, "EXISTS", "k")).isEqualTo(":0");
+        }
+    }
+
+    @Test
+    void resetUndoesFaultsAndDeletesKeys() throws IOException {
+        try (RedisNodes redis = RedisNodes.start(2)) {
+            Resp.command(redis.node(0).port(), 1000, "SET", "k", "v");
+            redis.node(0).pause();
+            redis.node(1).kill();
+            redis.reset();
+            for (RedisNode node : redis.nodes()) {
+                assertThat(Resp.command(node.port(), 1000, "DBSIZE")).isEqualTo(":0");
+            }
+        }
+    }
+
+    @Test
+    void closeKillsTheProcessEvenWhenPaused() {
+        RedisNodes redis = RedisNodes.start(1);
+        RedisNode node = redis.node(0);
+        node.pause();
+        redis.close();
+        assertThat(node.isRunning()).isFalse();
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> Resp.command(node.port(), 300, "PING"));
+    }
+
+    @Test
+    void shippedBinaryRuns() throws Exception {
+        Path binary = RedisServerBinary.extractShipped();
+        Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+        assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("Redis server v=");
+    }
+
+    @Test
+    void rejectsANodeCountBelowOne() {
+        assertThatIllegalArgumentException().isThrownBy(() -> RedisNodes.start(0)).withMessageContaining("count");
+    }
+
+}
