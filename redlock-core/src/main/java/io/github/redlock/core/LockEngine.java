@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import io.netty.util.Timer;
+
 /**
  * The Redlock algorithm over the nodes: acquisition attempts with quorum and validity, clean-up on every
  * node after a failed attempt, jittered retries, compare-and-delete release and compare-and-PEXPIRE extend.
@@ -34,19 +36,28 @@ final class LockEngine {
 
     private final double acquisitionBudget;
 
+    private final Timer timer;
+
+    private final long nodeTimeoutNanos;
+
+    private final NodeReply timedOut;
+
     private final long callBoundNanos;
 
     private volatile boolean closed;
 
-    LockEngine(RedisNodeClient[] nodes, double clockDriftFactor, long nodeTimeoutNanos, long retryDelayNanos,
+    LockEngine(RedisNodeClient[] nodes, Timer timer, long nodeTimeoutNanos, double clockDriftFactor, long retryDelayNanos,
             double acquisitionBudget) {
         this.nodes = nodes;
         this.quorum = nodes.length / 2 + 1;
+        this.timer = timer;
+        this.nodeTimeoutNanos = nodeTimeoutNanos;
+        this.timedOut = NodeReply.timedOut(nodeTimeoutNanos);
         this.clockDriftFactor = clockDriftFactor;
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
-        // A call ends within one node timeout (two with a NOSCRIPT fallback); the rest is slack for a loaded host.
-        this.callBoundNanos = 2 * nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
+        // Every call is decided by its node timeout; the rest is slack for a heavily loaded host.
+        this.callBoundNanos = nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
     }
 
     int quorum() {
@@ -80,9 +91,9 @@ final class LockEngine {
      */
     private CompletableFuture<Attempt> attempt(String key, String redisKey, long ttlMillis) {
         String token = newToken();
-        QuorumCall call = new QuorumCall(this.nodes, this.quorum, System.nanoTime());
+        QuorumCall call = newCall();
         for (int i = 0; i < this.nodes.length; i++) {
-            this.nodes[i].setIfAbsent(redisKey, token, ttlMillis, call, i);
+            call.sent(i, this.nodes[i].setIfAbsent(redisKey, token, ttlMillis, call, i));
         }
         return call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -98,45 +109,52 @@ final class LockEngine {
                         + millis((long) (ttlNanos * this.acquisitionBudget));
             }
             if (reached && problem == null) {
-                return Attempt.acquired(new RedlockLease(this, key, redisKey, token, call.startNanos() + ttlNanos - drift));
+                return Attempt.acquired(new RedlockLease(this, key, redisKey, token, call, call.startNanos() + ttlNanos - drift));
             }
-            release(redisKey, token); // on all nodes, including those that said no or timed out
+            release(redisKey, token, call); // on all nodes, including those that said no or timed out
             return Attempt.failed(call, problem);
         });
     }
 
     /**
-     * Compare-and-delete on every node at once.
+     * Compare-and-delete on every node at once, each after the acquisition's SET to that node.
+     * @param acquisition the call that set the key
      * @return a future of whether a quorum still held the key with this token
      */
-    CompletableFuture<Boolean> release(String redisKey, String token) {
-        QuorumCall call = new QuorumCall(this.nodes, this.quorum, System.nanoTime());
-        String[] keys = { redisKey };
-        String[] args = { token };
-        for (int i = 0; i < this.nodes.length; i++) {
-            this.nodes[i].eval(LuaScript.RELEASE, keys, args, call, i);
-        }
-        return call.decision();
+    CompletableFuture<Boolean> release(String redisKey, String token, QuorumCall acquisition) {
+        return script(LuaScript.RELEASE, new String[] { redisKey }, new String[] { token }, acquisition).decision();
     }
 
     /**
-     * Compare-and-PEXPIRE on every node at once.
+     * Compare-and-PEXPIRE on every node at once, each after the acquisition's SET to that node.
+     * @param acquisition the call that set the key
      * @return a future of the new validity deadline ({@link System#nanoTime()} based), or
      * {@link #NOT_EXTENDED} when no quorum extended it within validity
      */
-    CompletableFuture<Long> extend(String redisKey, String token, long ttlMillis) {
-        QuorumCall call = new QuorumCall(this.nodes, this.quorum, System.nanoTime());
-        String[] keys = { redisKey };
-        String[] args = { token, Long.toString(ttlMillis) };
-        for (int i = 0; i < this.nodes.length; i++) {
-            this.nodes[i].eval(LuaScript.EXTEND, keys, args, call, i);
-        }
+    CompletableFuture<Long> extend(String redisKey, String token, long ttlMillis, QuorumCall acquisition) {
+        QuorumCall call = script(LuaScript.EXTEND, new String[] { redisKey },
+                new String[] { token, Long.toString(ttlMillis) }, acquisition);
         return call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
             boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
             return valid ? call.startNanos() + ttlNanos - drift : NOT_EXTENDED;
         });
+    }
+
+    private QuorumCall script(LuaScript script, String[] keys, String[] args, QuorumCall acquisition) {
+        QuorumCall call = newCall();
+        for (int i = 0; i < this.nodes.length; i++) {
+            RedisNodeClient node = this.nodes[i];
+            int index = i;
+            acquisition.afterCommand(i, () -> node.eval(script, keys, args, call, index));
+        }
+        return call;
+    }
+
+    /** Starts a call to every node: the clock and the node timeout start now, before anything is sent. */
+    private QuorumCall newCall() {
+        return new QuorumCall(this.nodes, this.quorum, this.timer, this.nodeTimeoutNanos, this.timedOut);
     }
 
     /**

@@ -21,19 +21,22 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
 
 /**
  * The Lettuce side shared by all nodes: one set of event loops and one timer (created here, or given by
  * the application), one {@link RedisClient} whose options make every node fail fast — commands rejected
- * while disconnected (never buffered and replayed after the caller gave up), a command timeout of the
- * node timeout, a bounded request queue — and the closing of all of it.
+ * while disconnected (never buffered and replayed after the caller gave up), a bounded request queue —
+ * and the closing of all of it. The node timeout is enforced per quorum call on the shared timer, not by
+ * Lettuce: Lettuce silently drops a timed-out command that it had not written yet, which could drop the
+ * clean-up that follows a SET already on the wire.
  */
 final class NodeConnections {
 
     /** Per-node bound on commands awaiting a reply; past it commands are rejected, never queued. */
-    static final int REQUEST_QUEUE_SIZE = 65_536;
+    static final int REQUEST_QUEUE_SIZE = 8_192;
 
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
 
@@ -70,7 +73,7 @@ final class NodeConnections {
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(REQUEST_QUEUE_SIZE)
-                .timeoutOptions(TimeoutOptions.enabled(nodeTimeout))
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder()
                         .connectTimeout(nodeTimeout.compareTo(Duration.ofSeconds(1)) > 0 ? nodeTimeout : Duration.ofSeconds(1))
                         .keepAlive(true)
@@ -80,6 +83,11 @@ final class NodeConnections {
 
     RedisClient client() {
         return this.client;
+    }
+
+    /** The timer that fires node timeouts. */
+    Timer timer() {
+        return this.resources.timer();
     }
 
     EventExecutorGroup scheduler() {

@@ -1,7 +1,7 @@
 package io.github.redlock.core;
 
-import java.time.Duration;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
@@ -21,6 +21,11 @@ record NodeReply(Outcome outcome, String reason) {
     /** The node has no connection yet: it was unreachable since start-up. */
     static final NodeReply NOT_CONNECTED = new NodeReply(Outcome.REJECTED, "rejected: not connected");
 
+    /** The reply of a node still silent when the node timeout passed. */
+    static NodeReply timedOut(long nodeTimeoutNanos) {
+        return new NodeReply(Outcome.TIMEOUT, "timed out after " + TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos) + " ms");
+    }
+
     boolean granted() {
         return this.outcome == Outcome.GRANTED;
     }
@@ -28,13 +33,12 @@ record NodeReply(Outcome outcome, String reason) {
     /**
      * Classifies a failed command.
      * @param failure what the command's future completed with
-     * @param timeout the node timeout, named in the reason of a time-out
      * @return the reply
      */
-    static NodeReply failure(Throwable failure, Duration timeout) {
+    static NodeReply failure(Throwable failure) {
         Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
         if (cause instanceof RedisCommandTimeoutException) {
-            return new NodeReply(Outcome.TIMEOUT, "timed out after " + timeout.toMillis() + " ms");
+            return new NodeReply(Outcome.TIMEOUT, "timed out: " + cause.getMessage());
         }
         String message = String.valueOf(cause.getMessage());
         if (cause.getClass() == RedisException.class

@@ -3,14 +3,23 @@ package io.github.redlock.core;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import io.netty.util.TimerTask;
 
 /**
  * Collects the replies of all nodes to one command sent to every node at once, and decides as soon as the
- * outcome is known: {@code quorum} yes, or more than {@code nodes - quorum} no. Replies still in flight
- * after the decision are recorded but change nothing. Lock-free: replies arrive on I/O threads.
+ * outcome is known: {@code quorum} yes, or more than {@code nodes - quorum} no. A node that has not replied
+ * when the node timeout passes counts as "timed out"; its command is not cancelled, so that commands sent
+ * after it on the same connection (a clean-up after a SET) still reach the node in order. Replies after
+ * the decision are recorded but change nothing, and each node counts once. Lock-free: replies arrive on
+ * I/O threads, the deadline on the timer thread.
  */
-final class QuorumCall {
+final class QuorumCall implements TimerTask {
 
     private static final AtomicIntegerFieldUpdater<QuorumCall> GRANTED =
             AtomicIntegerFieldUpdater.newUpdater(QuorumCall.class, "granted");
@@ -22,7 +31,9 @@ final class QuorumCall {
 
     private final int quorum;
 
-    private final NodeReply[] replies;
+    private final AtomicReferenceArray<NodeReply> replies;
+
+    private final NodeReply timedOut;
 
     private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
 
@@ -30,26 +41,44 @@ final class QuorumCall {
 
     private final long startNanos;
 
+    private final Timeout deadline;
+
+    /**
+     * The command sent to each node (null where none was sent). Written by the sending thread before the
+     * decision is observed by anyone; read by follow-up commands, which happen after that observation.
+     */
+    private final CompletableFuture<?>[] commands;
+
     private volatile int granted;
 
     private volatile int refused;
 
     private volatile long decidedNanos;
 
-    QuorumCall(RedisNodeClient[] nodes, int quorum, long startNanos) {
+    /**
+     * Starts a call: the clock starts now and the deadline is armed, before any command is sent.
+     * @param timedOut the reply recorded for nodes silent at the deadline
+     */
+    QuorumCall(RedisNodeClient[] nodes, int quorum, Timer timer, long nodeTimeoutNanos, NodeReply timedOut) {
         this.nodes = nodes;
         this.quorum = quorum;
-        this.replies = new NodeReply[nodes.length];
-        this.startNanos = startNanos;
+        this.replies = new AtomicReferenceArray<>(nodes.length);
+        this.commands = new CompletableFuture<?>[nodes.length];
+        this.timedOut = timedOut;
+        this.startNanos = System.nanoTime();
+        this.deadline = timer.newTimeout(this, nodeTimeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     /**
-     * Records one node's reply; the reply that settles the outcome completes {@link #decision()}.
+     * Records one node's reply, unless the node already counted (e.g. as timed out); the reply that settles
+     * the outcome completes {@link #decision()}.
      * @param node the node's index
      * @param reply its reply
      */
     void record(int node, NodeReply reply) {
-        this.replies[node] = reply; // published to readers by the atomic increments below
+        if (!this.replies.compareAndSet(node, null, reply)) {
+            return;
+        }
         int granted;
         int refused;
         if (reply.granted()) {
@@ -67,7 +96,37 @@ final class QuorumCall {
             }
         }
         if (granted + refused == this.nodes.length) {
+            this.deadline.cancel();
             this.allReplies.complete(null);
+        }
+    }
+
+    /** Keeps the command sent to a node, so that follow-up commands to it can be ordered after it. */
+    void sent(int node, CompletableFuture<?> command) {
+        this.commands[node] = command;
+    }
+
+    /**
+     * Runs {@code followUp} once the command this call sent to the node has completed, at once if it has
+     * (or none was sent). A completed command was written to the connection, so a follow-up sent now
+     * reaches the node after it, even when sent from an I/O thread whose own writes would otherwise
+     * overtake the application thread's writes still queued on that thread.
+     */
+    void afterCommand(int node, Runnable followUp) {
+        CompletableFuture<?> command = this.commands[node];
+        if (command == null || command.isDone()) {
+            followUp.run();
+        }
+        else {
+            command.whenComplete((reply, failure) -> followUp.run());
+        }
+    }
+
+    /** The node timeout passed: every node still silent counts as timed out. */
+    @Override
+    public void run(Timeout timeout) {
+        for (int i = 0; i < this.nodes.length; i++) {
+            record(i, this.timedOut);
         }
     }
 
@@ -77,7 +136,8 @@ final class QuorumCall {
     }
 
     /**
-     * Returns a future that completes with whether the quorum was reached, as soon as that is known.
+     * Returns a future that completes with whether the quorum was reached, as soon as that is known and at
+     * the latest at the node timeout.
      * @return the decision
      */
     CompletableFuture<Boolean> decision() {
@@ -85,8 +145,8 @@ final class QuorumCall {
     }
 
     /**
-     * Returns a future that completes once every node replied (each within the node timeout), for
-     * reports that want the whole picture rather than the early decision.
+     * Returns a future that completes once every node replied or timed out, for reports that want the
+     * whole picture rather than the early decision.
      * @return completed when all replies are in
      */
     CompletableFuture<Void> allReplies() {
@@ -102,23 +162,19 @@ final class QuorumCall {
         return this.startNanos;
     }
 
-    int quorum() {
-        return this.quorum;
-    }
-
     /** How many nodes said yes so far. */
     int granted() {
         return this.granted;
     }
 
     /**
-     * Returns the nodes that answered no or failed so far, by {@code host:port}, with their reasons.
+     * Returns the nodes that answered no, failed or timed out so far, by {@code host:port}, with their reasons.
      * @return failures in node order
      */
     Map<String, String> failures() {
         Map<String, String> failures = new LinkedHashMap<>();
-        for (int i = 0; i < this.replies.length; i++) {
-            NodeReply reply = this.replies[i];
+        for (int i = 0; i < this.nodes.length; i++) {
+            NodeReply reply = this.replies.get(i);
             if (reply != null && !reply.granted()) {
                 failures.put(this.nodes[i].name(), reply.reason());
             }

@@ -19,8 +19,9 @@ import io.netty.util.concurrent.EventExecutorGroup;
 /**
  * One Redis master, reached through one multiplexed asynchronous Lettuce connection. Commands are never
  * queued while the node is unreachable: before the first connection they are answered "not connected"
- * at once, later Lettuce rejects them (the client options say so). Every command completes within the
- * node timeout, and replies are recorded into a {@link QuorumCall}.
+ * at once, later Lettuce rejects them (the client options say so). Replies are recorded into a
+ * {@link QuorumCall}, which also stops waiting at the node timeout. Commands are never cancelled, so each
+ * one reaches the node in the order sent.
  */
 final class RedisNodeClient {
 
@@ -32,8 +33,6 @@ final class RedisNodeClient {
     private final RedisURI uri;
 
     private final String name;
-
-    private final Duration timeout;
 
     private final EventExecutorGroup scheduler;
 
@@ -55,11 +54,10 @@ final class RedisNodeClient {
 
     private int failedConnects; // touched only by the connect callbacks, one at a time
 
-    RedisNodeClient(RedisClient client, RedisURI uri, Duration timeout, EventExecutorGroup scheduler) {
+    RedisNodeClient(RedisClient client, RedisURI uri, EventExecutorGroup scheduler) {
         this.client = client;
         this.uri = uri;
         this.name = (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
-        this.timeout = timeout;
         this.scheduler = scheduler;
     }
 
@@ -139,16 +137,19 @@ final class RedisNodeClient {
 
     /**
      * Sends {@code SET key token NX PX ttl} and records whether the node set it.
+     * @return the command's future, or {@code null} when nothing was sent
      */
-    void setIfAbsent(String key, String token, long ttlMillis, QuorumCall call, int index) {
+    CompletableFuture<String> setIfAbsent(String key, String token, long ttlMillis, QuorumCall call, int index) {
         RedisAsyncCommands<String, String> async = this.commands;
         if (async == null) {
             call.record(index, NodeReply.NOT_CONNECTED);
-            return;
+            return null;
         }
-        async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> call.record(index,
-                (failure != null) ? NodeReply.failure(failure, this.timeout)
+        CompletableFuture<String> command = async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).toCompletableFuture();
+        command.whenComplete((reply, failure) -> call.record(index,
+                (failure != null) ? NodeReply.failure(failure)
                         : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED));
+        return command;
     }
 
     /**
@@ -180,7 +181,7 @@ final class RedisNodeClient {
 
     private NodeReply scriptReply(Long reply, Throwable failure) {
         if (failure != null) {
-            return NodeReply.failure(failure, this.timeout);
+            return NodeReply.failure(failure);
         }
         return (reply != null && reply == 1L) ? NodeReply.GRANTED : NodeReply.DENIED;
     }

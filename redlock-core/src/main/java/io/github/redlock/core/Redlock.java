@@ -305,11 +305,11 @@ public final class Redlock implements AutoCloseable {
             NodeConnections connections = NodeConnections.create(this.clientResources, this.nodeTimeout);
             RedisClient client = connections.client();
             RedisNodeClient[] clients = settings.uris().stream()
-                    .map((uri) -> new RedisNodeClient(client, uri, this.nodeTimeout, connections.scheduler()))
+                    .map((uri) -> new RedisNodeClient(client, uri, connections.scheduler()))
                     .toArray(RedisNodeClient[]::new);
             connections.connectAll(clients);
-            LockEngine engine = new LockEngine(clients, this.clockDriftFactor, this.nodeTimeout.toNanos(),
-                    this.retryDelay.toNanos(), this.acquisitionBudget);
+            LockEngine engine = new LockEngine(clients, connections.timer(), this.nodeTimeout.toNanos(),
+                    this.clockDriftFactor, this.retryDelay.toNanos(), this.acquisitionBudget);
             return new Redlock(engine, clients, this.keyPrefix, connections);
         }
 
