@@ -5,12 +5,14 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.netty.util.Timer;
+import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
  * The Redlock algorithm over the nodes: acquisition attempts with quorum and validity, clean-up on every
@@ -38,6 +40,8 @@ final class LockEngine {
 
     private final Timer timer;
 
+    private final Executor followUpExecutor;
+
     private final long nodeTimeoutNanos;
 
     private final NodeReply timedOut;
@@ -46,11 +50,12 @@ final class LockEngine {
 
     private volatile boolean closed;
 
-    LockEngine(RedisNodeClient[] nodes, Timer timer, long nodeTimeoutNanos, double clockDriftFactor, long retryDelayNanos,
+    LockEngine(RedisNodeClient[] nodes, Timer timer, Executor followUpExecutor, long nodeTimeoutNanos, double clockDriftFactor, long retryDelayNanos,
             double acquisitionBudget) {
         this.nodes = nodes;
         this.quorum = nodes.length / 2 + 1;
         this.timer = timer;
+        this.followUpExecutor = followUpExecutor;
         this.nodeTimeoutNanos = nodeTimeoutNanos;
         this.timedOut = NodeReply.timedOut(nodeTimeoutNanos);
         this.clockDriftFactor = clockDriftFactor;
@@ -93,9 +98,9 @@ final class LockEngine {
         String token = newToken();
         QuorumCall call = newCall();
         for (int i = 0; i < this.nodes.length; i++) {
-            call.sent(i, this.nodes[i].setIfAbsent(redisKey, token, ttlMillis, call, i));
+            this.nodes[i].setIfAbsent(redisKey, token, ttlMillis, call, i);
         }
-        return call.decision().thenApply((reached) -> {
+        return call.decision().thenCompose((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
             long elapsed = call.elapsedNanos();
@@ -109,47 +114,65 @@ final class LockEngine {
                         + millis((long) (ttlNanos * this.acquisitionBudget));
             }
             if (reached && problem == null) {
-                return Attempt.acquired(new RedlockLease(this, key, redisKey, token, call, call.startNanos() + ttlNanos - drift));
+                return CompletableFuture.completedFuture(Attempt.acquired(
+                        new RedlockLease(this, key, redisKey, token, call.startNanos() + ttlNanos - drift)));
             }
-            release(redisKey, token, call); // on all nodes, including those that said no or timed out
-            return Attempt.failed(call, problem);
+            Attempt failed = Attempt.failed(call, problem);
+            // On all nodes, including those that said no or timed out; enqueued before the caller learns of
+            // the failure, so that its next attempt follows the clean-up on every connection.
+            return inProgramOrder(() -> {
+                release(redisKey, token);
+                return failed;
+            });
         });
     }
 
     /**
-     * Compare-and-delete on every node at once, each after the acquisition's SET to that node.
-     * @param acquisition the call that set the key
+     * Compare-and-delete on every node at once.
      * @return a future of whether a quorum still held the key with this token
      */
-    CompletableFuture<Boolean> release(String redisKey, String token, QuorumCall acquisition) {
-        return script(LuaScript.RELEASE, new String[] { redisKey }, new String[] { token }, acquisition).decision();
+    CompletableFuture<Boolean> release(String redisKey, String token) {
+        String[] keys = { redisKey };
+        String[] args = { token };
+        return inProgramOrder(() -> script(LuaScript.RELEASE, keys, args)).thenCompose(QuorumCall::decision);
     }
 
     /**
-     * Compare-and-PEXPIRE on every node at once, each after the acquisition's SET to that node.
-     * @param acquisition the call that set the key
+     * Compare-and-PEXPIRE on every node at once.
      * @return a future of the new validity deadline ({@link System#nanoTime()} based), or
      * {@link #NOT_EXTENDED} when no quorum extended it within validity
      */
-    CompletableFuture<Long> extend(String redisKey, String token, long ttlMillis, QuorumCall acquisition) {
-        QuorumCall call = script(LuaScript.EXTEND, new String[] { redisKey },
-                new String[] { token, Long.toString(ttlMillis) }, acquisition);
-        return call.decision().thenApply((reached) -> {
+    CompletableFuture<Long> extend(String redisKey, String token, long ttlMillis) {
+        String[] keys = { redisKey };
+        String[] args = { token, Long.toString(ttlMillis) };
+        return inProgramOrder(() -> script(LuaScript.EXTEND, keys, args)).thenCompose((call) -> call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
             boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
             return valid ? call.startNanos() + ttlNanos - drift : NOT_EXTENDED;
-        });
+        }));
     }
 
-    private QuorumCall script(LuaScript script, String[] keys, String[] args, QuorumCall acquisition) {
+    private QuorumCall script(LuaScript script, String[] keys, String[] args) {
         QuorumCall call = newCall();
         for (int i = 0; i < this.nodes.length; i++) {
-            RedisNodeClient node = this.nodes[i];
-            int index = i;
-            acquisition.afterCommand(i, () -> node.eval(script, keys, args, call, index));
+            this.nodes[i].eval(script, keys, args, call, i);
         }
         return call;
+    }
+
+    /**
+     * Sends follow-up commands (clean-up, release, extend) so that each reaches its node after every
+     * command sent before it to that node. From an application thread that holds by itself: its writes
+     * queue up behind earlier ones on each connection's I/O thread. An I/O thread, though, writes to its
+     * own connections at once, ahead of writes other threads queued there, e.g. the SET of the attempt
+     * being cleaned up. From I/O threads the sending therefore moves to the computation executor.
+     */
+    private <T> CompletableFuture<T> inProgramOrder(Supplier<T> send) {
+        if (Thread.currentThread() instanceof FastThreadLocalThread) {
+            return CompletableFuture.supplyAsync(send, this.followUpExecutor);
+        }
+        return CompletableFuture.completedFuture(send.get());
     }
 
     /** Starts a call to every node: the clock and the node timeout start now, before anything is sent. */

@@ -43,12 +43,6 @@ final class QuorumCall implements TimerTask {
 
     private final Timeout deadline;
 
-    /**
-     * The command sent to each node (null where none was sent). Written by the sending thread before the
-     * decision is observed by anyone; read by follow-up commands, which happen after that observation.
-     */
-    private final CompletableFuture<?>[] commands;
-
     private volatile int granted;
 
     private volatile int refused;
@@ -63,7 +57,6 @@ final class QuorumCall implements TimerTask {
         this.nodes = nodes;
         this.quorum = quorum;
         this.replies = new AtomicReferenceArray<>(nodes.length);
-        this.commands = new CompletableFuture<?>[nodes.length];
         this.timedOut = timedOut;
         this.startNanos = System.nanoTime();
         this.deadline = timer.newTimeout(this, nodeTimeoutNanos, TimeUnit.NANOSECONDS);
@@ -98,27 +91,6 @@ final class QuorumCall implements TimerTask {
         if (granted + refused == this.nodes.length) {
             this.deadline.cancel();
             this.allReplies.complete(null);
-        }
-    }
-
-    /** Keeps the command sent to a node, so that follow-up commands to it can be ordered after it. */
-    void sent(int node, CompletableFuture<?> command) {
-        this.commands[node] = command;
-    }
-
-    /**
-     * Runs {@code followUp} once the command this call sent to the node has completed, at once if it has
-     * (or none was sent). A completed command was written to the connection, so a follow-up sent now
-     * reaches the node after it, even when sent from an I/O thread whose own writes would otherwise
-     * overtake the application thread's writes still queued on that thread.
-     */
-    void afterCommand(int node, Runnable followUp) {
-        CompletableFuture<?> command = this.commands[node];
-        if (command == null || command.isDone()) {
-            followUp.run();
-        }
-        else {
-            command.whenComplete((reply, failure) -> followUp.run());
         }
     }
 

@@ -21,7 +21,7 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * queued while the node is unreachable: before the first connection they are answered "not connected"
  * at once, later Lettuce rejects them (the client options say so). Replies are recorded into a
  * {@link QuorumCall}, which also stops waiting at the node timeout. Commands are never cancelled, so each
- * one reaches the node in the order sent.
+ * one reaches the node in the order it was queued on the connection.
  */
 final class RedisNodeClient {
 
@@ -137,19 +137,16 @@ final class RedisNodeClient {
 
     /**
      * Sends {@code SET key token NX PX ttl} and records whether the node set it.
-     * @return the command's future, or {@code null} when nothing was sent
      */
-    CompletableFuture<String> setIfAbsent(String key, String token, long ttlMillis, QuorumCall call, int index) {
+    void setIfAbsent(String key, String token, long ttlMillis, QuorumCall call, int index) {
         RedisAsyncCommands<String, String> async = this.commands;
         if (async == null) {
             call.record(index, NodeReply.NOT_CONNECTED);
-            return null;
+            return;
         }
-        CompletableFuture<String> command = async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).toCompletableFuture();
-        command.whenComplete((reply, failure) -> call.record(index,
+        async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> call.record(index,
                 (failure != null) ? NodeReply.failure(failure)
                         : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED));
-        return command;
     }
 
     /**

@@ -308,7 +308,7 @@ public final class Redlock implements AutoCloseable {
                     .map((uri) -> new RedisNodeClient(client, uri, connections.scheduler()))
                     .toArray(RedisNodeClient[]::new);
             connections.connectAll(clients);
-            LockEngine engine = new LockEngine(clients, connections.timer(), this.nodeTimeout.toNanos(),
+            LockEngine engine = new LockEngine(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.retryDelay.toNanos(), this.acquisitionBudget);
             return new Redlock(engine, clients, this.keyPrefix, connections);
         }

@@ -27,18 +27,15 @@ public final class RedlockLease implements AutoCloseable {
 
     private final String token;
 
-    private final QuorumCall acquisition;
-
     private final AtomicReference<CompletableFuture<Boolean>> release = new AtomicReference<>();
 
     private volatile long validUntilNanos;
 
-    RedlockLease(LockEngine engine, String key, String redisKey, String token, QuorumCall acquisition, long validUntilNanos) {
+    RedlockLease(LockEngine engine, String key, String redisKey, String token, long validUntilNanos) {
         this.engine = engine;
         this.key = key;
         this.redisKey = redisKey;
         this.token = token;
-        this.acquisition = acquisition;
         this.validUntilNanos = validUntilNanos;
     }
 
@@ -90,7 +87,7 @@ public final class RedlockLease implements AutoCloseable {
         if (this.release.get() != null) {
             return false;
         }
-        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.token, ttlMillis, this.acquisition),
+        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.token, ttlMillis),
                 this.engine.callBoundNanos(), () -> LockEngine.NOT_EXTENDED);
         if (validUntil == LockEngine.NOT_EXTENDED) {
             return false;
@@ -119,7 +116,7 @@ public final class RedlockLease implements AutoCloseable {
         if (!this.release.compareAndSet(null, mine)) {
             return this.release.get();
         }
-        this.engine.release(this.redisKey, this.token, this.acquisition).whenComplete((released, failure) -> {
+        this.engine.release(this.redisKey, this.token).whenComplete((released, failure) -> {
             if (failure != null) {
                 mine.complete(false);
             }
