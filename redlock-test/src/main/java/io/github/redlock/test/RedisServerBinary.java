@@ -87,13 +87,13 @@ final class RedisServerBinary {
                         + ENVIRONMENT_VARIABLE + " to its path, or add com.github.codemonstur:embedded-redis");
             }
             Path directory = Files.createTempDirectory("redlock-redis-bin");
+            directory.toFile().deleteOnExit(); // deleted in reverse order: the binary first, then the folder
             Path binary = directory.resolve("redis-server");
             Files.copy(in, binary, StandardCopyOption.REPLACE_EXISTING);
             if (!binary.toFile().setExecutable(true, true)) {
                 throw new IllegalStateException("Cannot make " + binary + " executable");
             }
             binary.toFile().deleteOnExit();
-            directory.toFile().deleteOnExit();
             return binary;
         }
         catch (IOException ex) {
