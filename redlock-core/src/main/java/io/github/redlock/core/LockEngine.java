@@ -1,5 +1,6 @@
 package io.github.redlock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Map;
@@ -85,7 +86,8 @@ final class LockEngine {
      */
     CompletableFuture<Attempt> acquire(String key, String redisKey, long ttlMillis, long waitNanos) {
         CompletableFuture<Attempt> result = new CompletableFuture<>();
-        new Retries(key, redisKey, ttlMillis, System.nanoTime() + waitNanos, result).run();
+        byte[] redisKeyBytes = redisKey.getBytes(StandardCharsets.UTF_8);
+        new Retries(key, redisKeyBytes, ttlMillis, System.nanoTime() + waitNanos, result).run();
         return result;
     }
 
@@ -94,11 +96,12 @@ final class LockEngine {
      * held iff a quorum agreed and {@code validity = ttl - elapsed - drift > 0} (and, when configured,
      * the attempt stayed within the acquisition budget). Otherwise the key is deleted on every node.
      */
-    private CompletableFuture<Attempt> attempt(String key, String redisKey, long ttlMillis) {
+    private CompletableFuture<Attempt> attempt(String key, byte[] redisKey, long ttlMillis) {
         String token = newToken();
+        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = newCall();
         for (int i = 0; i < this.nodes.length; i++) {
-            this.nodes[i].setIfAbsent(redisKey, token, ttlMillis, call, i);
+            this.nodes[i].setIfAbsent(redisKey, tokenBytes, ttlMillis, call, i);
         }
         return call.decision().thenCompose((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -115,13 +118,13 @@ final class LockEngine {
             }
             if (reached && problem == null) {
                 return CompletableFuture.completedFuture(Attempt.acquired(
-                        new RedlockLease(this, key, redisKey, token, call.startNanos() + ttlNanos - drift)));
+                        new RedlockLease(this, key, redisKey, token, tokenBytes, call.startNanos() + ttlNanos - drift)));
             }
             Attempt failed = Attempt.failed(call, problem);
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
             // the failure, so that its next attempt follows the clean-up on every connection.
             return inProgramOrder(() -> {
-                release(redisKey, token);
+                release(redisKey, tokenBytes);
                 return failed;
             });
         });
@@ -131,9 +134,9 @@ final class LockEngine {
      * Compare-and-delete on every node at once.
      * @return a future of whether a quorum still held the key with this token
      */
-    CompletableFuture<Boolean> release(String redisKey, String token) {
-        String[] keys = { redisKey };
-        String[] args = { token };
+    CompletableFuture<Boolean> release(byte[] redisKey, byte[] token) {
+        byte[][] keys = { redisKey };
+        byte[][] args = { token };
         return inProgramOrder(() -> script(LuaScript.RELEASE, keys, args)).thenCompose(QuorumCall::decision);
     }
 
@@ -142,9 +145,9 @@ final class LockEngine {
      * @return a future of the new validity deadline ({@link System#nanoTime()} based), or
      * {@link #NOT_EXTENDED} when no quorum extended it within validity
      */
-    CompletableFuture<Long> extend(String redisKey, String token, long ttlMillis) {
-        String[] keys = { redisKey };
-        String[] args = { token, Long.toString(ttlMillis) };
+    CompletableFuture<Long> extend(byte[] redisKey, byte[] token, long ttlMillis) {
+        byte[][] keys = { redisKey };
+        byte[][] args = { token, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
         return inProgramOrder(() -> script(LuaScript.EXTEND, keys, args)).thenCompose((call) -> call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
@@ -153,7 +156,7 @@ final class LockEngine {
         }));
     }
 
-    private QuorumCall script(LuaScript script, String[] keys, String[] args) {
+    private QuorumCall script(LuaScript script, byte[][] keys, byte[][] args) {
         QuorumCall call = newCall();
         for (int i = 0; i < this.nodes.length; i++) {
             this.nodes[i].eval(script, keys, args, call, i);
@@ -254,7 +257,7 @@ final class LockEngine {
 
         private final String key;
 
-        private final String redisKey;
+        private final byte[] redisKey;
 
         private final long ttlMillis;
 
@@ -264,7 +267,7 @@ final class LockEngine {
 
         private int attempts;
 
-        Retries(String key, String redisKey, long ttlMillis, long deadlineNanos, CompletableFuture<Attempt> result) {
+        Retries(String key, byte[] redisKey, long ttlMillis, long deadlineNanos, CompletableFuture<Attempt> result) {
             this.key = key;
             this.redisKey = redisKey;
             this.ttlMillis = ttlMillis;

@@ -1,6 +1,5 @@
 package io.github.redlock.core;
 
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,13 +9,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -27,11 +22,11 @@ import io.netty.util.concurrent.EventExecutorGroup;
 
 /**
  * The Lettuce side shared by all nodes: one set of event loops and one timer (created here, or given by
- * the application), one {@link RedisClient} whose options make every node fail fast — commands rejected
- * while disconnected (never buffered and replayed after the caller gave up), a bounded request queue —
- * and the closing of all of it. The node timeout is enforced per quorum call on the shared timer, not by
- * Lettuce: Lettuce silently drops a timed-out command that it had not written yet, which could drop the
- * clean-up that follows a SET already on the wire.
+ * the application), the connector that opens each node's connection (a {@link RedisClient} of its own
+ * with {@link NodeConnector#clientOptions(Duration) the options Redlock relies on}, unless the
+ * application gives one), and the closing of all of it. The node timeout is enforced per quorum call on
+ * the shared timer, not by Lettuce: Lettuce silently drops a timed-out command that it had not written
+ * yet, which could drop the clean-up that follows a SET already on the wire.
  */
 final class NodeConnections {
 
@@ -44,15 +39,19 @@ final class NodeConnections {
 
     private final HashedWheelTimer ownTimer;
 
-    private final RedisClient client;
+    private final RedisClient ownClient;
 
-    private NodeConnections(ClientResources resources, HashedWheelTimer ownTimer, RedisClient client) {
+    private final NodeConnector connector;
+
+    private NodeConnections(ClientResources resources, HashedWheelTimer ownTimer, RedisClient ownClient,
+            NodeConnector connector) {
         this.resources = resources;
         this.ownTimer = ownTimer;
-        this.client = client;
+        this.ownClient = ownClient;
+        this.connector = connector;
     }
 
-    static NodeConnections create(ClientResources shared, Duration nodeTimeout) {
+    static NodeConnections create(ClientResources shared, NodeConnector connector, Duration nodeTimeout) {
         HashedWheelTimer timer = null;
         ClientResources resources = shared;
         if (resources == null) {
@@ -63,26 +62,18 @@ final class NodeConnections {
                     .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
                     .build();
         }
-        RedisClient client = RedisClient.create(resources);
-        client.setOptions(clientOptions(nodeTimeout));
-        return new NodeConnections(resources, timer, client);
+        RedisClient client = null;
+        if (connector == null) {
+            client = RedisClient.create(resources);
+            client.setOptions(NodeConnector.clientOptions(nodeTimeout).build());
+            RedisClient own = client;
+            connector = (uri) -> own.connectAsync(ByteArrayCodec.INSTANCE, uri);
+        }
+        return new NodeConnections(resources, timer, client, connector);
     }
 
-    static ClientOptions clientOptions(Duration nodeTimeout) {
-        return ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(REQUEST_QUEUE_SIZE)
-                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(nodeTimeout.compareTo(Duration.ofSeconds(1)) > 0 ? nodeTimeout : Duration.ofSeconds(1))
-                        .keepAlive(true)
-                        .build())
-                .build();
-    }
-
-    RedisClient client() {
-        return this.client;
+    NodeConnector connector() {
+        return this.connector;
     }
 
     /** The timer that fires node timeouts. */
@@ -90,37 +81,21 @@ final class NodeConnections {
         return this.resources.timer();
     }
 
+    /** Lettuce's computation executors: connect retries and follow-up commands sent off I/O threads. */
     EventExecutorGroup scheduler() {
         return this.resources.eventExecutorGroup();
     }
 
     /**
-     * Starts connecting every node at once and waits, at most the connect timeout, for each first attempt,
-     * so that reachable nodes are usable when {@code build()} returns. Unreachable ones keep retrying.
+     * Starts connecting every node at once and waits, a bounded time, for each first attempt, so that
+     * reachable nodes are usable when {@code build()} returns. Unreachable ones keep retrying.
      */
-    void connectAll(RedisNodeClient[] nodes) {
-        this.client.addListener(new RedisConnectionStateListener() {
-
-            @Override
-            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
-                for (RedisNodeClient node : nodes) {
-                    node.onConnected(connection);
-                }
-            }
-
-            @Override
-            public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-                for (RedisNodeClient node : nodes) {
-                    node.onDisconnected(connection);
-                }
-            }
-
-        });
+    void connectAll(RedisNodeClient[] nodes, Duration nodeTimeout) {
         List<CompletableFuture<Void>> attempts = new ArrayList<>(nodes.length);
         for (RedisNodeClient node : nodes) {
             attempts.add(node.connect());
         }
-        long bound = this.client.getOptions().getSocketOptions().getConnectTimeout().toMillis() + 1000;
+        long bound = Math.max(nodeTimeout.toMillis(), 1000) + 1000;
         try {
             CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new)).get(bound, TimeUnit.MILLISECONDS);
         }
@@ -132,11 +107,11 @@ final class NodeConnections {
         }
     }
 
-    /** Closes the node connections, the client and the resources this class created. Never throws. */
+    /** Closes the node connections, and the client and resources this class created. Never throws. */
     void close(RedisNodeClient[] nodes) {
         try {
-            CompletableFuture.allOf(Arrays.stream(nodes).map(RedisNodeClient::close)
-                    .toArray(CompletableFuture[]::new)).get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            CompletableFuture.allOf(Arrays.stream(nodes).map(RedisNodeClient::close).toArray(CompletableFuture[]::new))
+                    .get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (Exception ex) {
             if (ex instanceof InterruptedException) {
@@ -144,7 +119,9 @@ final class NodeConnections {
             }
         }
         try {
-            this.client.shutdown(Duration.ZERO, CLOSE_TIMEOUT);
+            if (this.ownClient != null) {
+                this.ownClient.shutdown(Duration.ZERO, CLOSE_TIMEOUT);
+            }
             if (this.ownTimer != null) {
                 this.resources.shutdown(0, CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(CLOSE_TIMEOUT.toMillis(),
                         TimeUnit.MILLISECONDS);
@@ -176,7 +153,7 @@ final class NodeConnections {
             Set<String> seen = new HashSet<>();
             for (int i = 0; i < nodes.size(); i++) {
                 RedisURI uri = parse(i, nodes.get(i));
-                String address = (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+                String address = RedisNodeClient.nameOf(uri);
                 if (!seen.add(address)) {
                     throw new IllegalArgumentException("nodes lists " + address + " twice; Redlock needs N independent "
                             + "masters, each listed once");

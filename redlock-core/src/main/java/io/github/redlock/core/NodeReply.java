@@ -18,8 +18,11 @@ record NodeReply(Outcome outcome, String reason) {
     /** The node answered, but the key is held by another client (or no longer ours). */
     static final NodeReply DENIED = new NodeReply(Outcome.DENIED, "held by another client");
 
-    /** The node has no connection yet: it was unreachable since start-up. */
-    static final NodeReply NOT_CONNECTED = new NodeReply(Outcome.REJECTED, "rejected: not connected");
+
+    /** The reply of a node that has had no connection since start-up, with why. */
+    static NodeReply notConnected(String why) {
+        return new NodeReply(Outcome.REJECTED, "rejected: " + why);
+    }
 
     /** The reply of a node still silent when the node timeout passed. */
     static NodeReply timedOut(long nodeTimeoutNanos) {

@@ -1,18 +1,20 @@
 package io.github.redlock.core;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.RedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.concurrent.EventExecutorGroup;
 
@@ -23,12 +25,12 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * {@link QuorumCall}, which also stops waiting at the node timeout. Commands are never cancelled, so each
  * one reaches the node in the order it was queued on the connection.
  */
-final class RedisNodeClient {
+final class RedisNodeClient implements RedisConnectionStateListener {
 
     private static final Delay CONNECT_RETRY = Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2,
             TimeUnit.MILLISECONDS);
 
-    private final RedisClient client;
+    private final NodeConnector connector;
 
     private final RedisURI uri;
 
@@ -38,11 +40,14 @@ final class RedisNodeClient {
 
     private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
-    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile StatefulRedisConnection<byte[], byte[]> connection;
 
-    private volatile RedisAsyncCommands<String, String> commands;
+    private volatile RedisAsyncCommands<byte[], byte[]> commands;
 
     private volatile boolean closed;
+
+    /** The reply of this node while it has no connection: says why the last attempt failed. */
+    private volatile NodeReply notConnected = NodeReply.notConnected("not connected yet");
 
     /**
      * Whether this connection has loaded the scripts on the server (SCRIPT LOAD). Cleared on every
@@ -54,11 +59,16 @@ final class RedisNodeClient {
 
     private int failedConnects; // touched only by the connect callbacks, one at a time
 
-    RedisNodeClient(RedisClient client, RedisURI uri, EventExecutorGroup scheduler) {
-        this.client = client;
+    RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
+        this.connector = connector;
         this.uri = uri;
-        this.name = (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+        this.name = nameOf(uri);
         this.scheduler = scheduler;
+    }
+
+    /** How lock errors name a node: {@code host:port} (or the socket path). */
+    static String nameOf(RedisURI uri) {
+        return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
     }
 
     /** The node as lock errors name it: {@code host:port}. */
@@ -68,8 +78,13 @@ final class RedisNodeClient {
 
     /** Whether the node's connection is up now. */
     boolean isConnected() {
-        StatefulRedisConnection<String, String> current = this.connection;
+        StatefulRedisConnection<byte[], byte[]> current = this.connection;
         return current != null && current.isOpen();
+    }
+
+    /** The current connection, or null before the first one succeeded. */
+    StatefulRedisConnection<byte[], byte[]> connection() {
+        return this.connection;
     }
 
     /**
@@ -85,18 +100,30 @@ final class RedisNodeClient {
         if (this.closed) {
             return;
         }
-        this.client.connectAsync(StringCodec.UTF8, this.uri).whenComplete((connected, failure) -> {
-            if (failure == null) {
-                if (this.closed) {
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> attempt;
+        try {
+            attempt = this.connector.connect(this.uri).toCompletableFuture();
+        }
+        catch (RuntimeException ex) {
+            attempt = CompletableFuture.failedFuture(ex);
+        }
+        attempt.whenComplete((connected, failure) -> {
+            if (failure == null && connected != null) {
+                String refused = checkOptions(connected.getOptions());
+                if (refused != null || this.closed) {
                     connected.closeAsync();
+                    this.notConnected = NodeReply.notConnected((refused != null) ? refused : "closed");
+                    this.firstAttempt.complete(null);
+                    return; // a misconfigured connector is not retried: it would only fail the same way
                 }
-                else {
-                    this.commands = connected.async();
-                    this.connection = connected;
-                    loadScripts(0);
-                }
+                ((RedisChannelHandler<?, ?>) connected).addListener(this);
+                this.commands = connected.async();
+                this.connection = connected;
+                loadScripts(0);
             }
             else if (!this.closed) {
+                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+                this.notConnected = NodeReply.notConnected("cannot connect: " + ((cause != null) ? cause.getMessage() : "no connection"));
                 long delay = CONNECT_RETRY.createDelay(++this.failedConnects).toMillis();
                 this.scheduler.schedule(this::attemptConnect, delay, TimeUnit.MILLISECONDS);
             }
@@ -104,22 +131,32 @@ final class RedisNodeClient {
         });
     }
 
+    private static String checkOptions(ClientOptions options) {
+        if (options.getDisconnectedBehavior() != ClientOptions.DisconnectedBehavior.REJECT_COMMANDS) {
+            return "refused: the connection's client must reject commands while disconnected "
+                    + "(use NodeConnector.clientOptions(nodeTimeout) for its ClientOptions)";
+        }
+        return null;
+    }
+
     /** Lettuce reports a (re)connection of this node's connection; the handshake may still be running. */
-    void onConnected(Object handler) {
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
         if (handler == this.connection) {
             loadScripts(0);
         }
     }
 
     /** Lettuce reports that this node's connection dropped: the server may come back without scripts. */
-    void onDisconnected(Object handler) {
+    @Override
+    public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
         if (handler == this.connection) {
             this.scriptsLoaded = false;
         }
     }
 
     private void loadScripts(int attempt) {
-        RedisAsyncCommands<String, String> async = this.commands;
+        RedisAsyncCommands<byte[], byte[]> async = this.commands;
         if (this.closed || async == null) {
             return;
         }
@@ -138,10 +175,10 @@ final class RedisNodeClient {
     /**
      * Sends {@code SET key token NX PX ttl} and records whether the node set it.
      */
-    void setIfAbsent(String key, String token, long ttlMillis, QuorumCall call, int index) {
-        RedisAsyncCommands<String, String> async = this.commands;
+    void setIfAbsent(byte[] key, byte[] token, long ttlMillis, QuorumCall call, int index) {
+        RedisAsyncCommands<byte[], byte[]> async = this.commands;
         if (async == null) {
-            call.record(index, NodeReply.NOT_CONNECTED);
+            call.record(index, this.notConnected);
             return;
         }
         async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> call.record(index,
@@ -153,10 +190,10 @@ final class RedisNodeClient {
      * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
      * NOSCRIPT, and records a reply of 1 as a yes.
      */
-    void eval(LuaScript script, String[] keys, String[] args, QuorumCall call, int index) {
-        RedisAsyncCommands<String, String> async = this.commands;
+    void eval(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        RedisAsyncCommands<byte[], byte[]> async = this.commands;
         if (async == null) {
-            call.record(index, NodeReply.NOT_CONNECTED);
+            call.record(index, this.notConnected);
             return;
         }
         if (!this.scriptsLoaded) {
@@ -176,7 +213,7 @@ final class RedisNodeClient {
         });
     }
 
-    private NodeReply scriptReply(Long reply, Throwable failure) {
+    private static NodeReply scriptReply(Long reply, Throwable failure) {
         if (failure != null) {
             return NodeReply.failure(failure);
         }
@@ -189,7 +226,7 @@ final class RedisNodeClient {
      */
     CompletableFuture<Void> close() {
         this.closed = true;
-        StatefulRedisConnection<String, String> current = this.connection;
+        StatefulRedisConnection<byte[], byte[]> current = this.connection;
         this.connection = null;
         this.commands = null;
         return (current != null) ? current.closeAsync() : CompletableFuture.completedFuture(null);

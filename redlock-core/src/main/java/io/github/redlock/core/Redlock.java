@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.resource.ClientResources;
 
 /**
@@ -202,6 +201,8 @@ public final class Redlock implements AutoCloseable {
 
         private ClientResources clientResources;
 
+        private NodeConnector connector;
+
         private Builder() {
         }
 
@@ -295,6 +296,18 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Opens node connections through the given connector instead of a Lettuce client of the
+         * {@code Redlock}'s own; the connector's client must have {@link NodeConnector#clientOptions(Duration)
+         * the options Redlock relies on}. For integrations such as the Spring Boot starter.
+         * @param connector opens the connection to a node
+         * @return this builder
+         */
+        public Builder connector(NodeConnector connector) {
+            this.connector = connector;
+            return this;
+        }
+
+        /**
          * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes do
          * not fail the build: they count as "no" until they can be reached, and are retried in the background.
          * @return the lock, to be closed when no longer needed
@@ -302,12 +315,11 @@ public final class Redlock implements AutoCloseable {
          */
         public Redlock build() {
             NodeConnections.Settings settings = validate();
-            NodeConnections connections = NodeConnections.create(this.clientResources, this.nodeTimeout);
-            RedisClient client = connections.client();
+            NodeConnections connections = NodeConnections.create(this.clientResources, this.connector, this.nodeTimeout);
             RedisNodeClient[] clients = settings.uris().stream()
-                    .map((uri) -> new RedisNodeClient(client, uri, connections.scheduler()))
+                    .map((uri) -> new RedisNodeClient(connections.connector(), uri, connections.scheduler()))
                     .toArray(RedisNodeClient[]::new);
-            connections.connectAll(clients);
+            connections.connectAll(clients, this.nodeTimeout);
             LockEngine engine = new LockEngine(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.retryDelay.toNanos(), this.acquisitionBudget);
             return new Redlock(engine, clients, this.keyPrefix, connections);

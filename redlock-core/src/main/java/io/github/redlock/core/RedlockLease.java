@@ -23,19 +23,22 @@ public final class RedlockLease implements AutoCloseable {
 
     private final String key;
 
-    private final String redisKey;
+    private final byte[] redisKey;
 
     private final String token;
+
+    private final byte[] tokenBytes;
 
     private final AtomicReference<CompletableFuture<Boolean>> release = new AtomicReference<>();
 
     private volatile long validUntilNanos;
 
-    RedlockLease(LockEngine engine, String key, String redisKey, String token, long validUntilNanos) {
+    RedlockLease(LockEngine engine, String key, byte[] redisKey, String token, byte[] tokenBytes, long validUntilNanos) {
         this.engine = engine;
         this.key = key;
         this.redisKey = redisKey;
         this.token = token;
+        this.tokenBytes = tokenBytes;
         this.validUntilNanos = validUntilNanos;
     }
 
@@ -87,7 +90,7 @@ public final class RedlockLease implements AutoCloseable {
         if (this.release.get() != null) {
             return false;
         }
-        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.token, ttlMillis),
+        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.tokenBytes, ttlMillis),
                 this.engine.callBoundNanos(), () -> LockEngine.NOT_EXTENDED);
         if (validUntil == LockEngine.NOT_EXTENDED) {
             return false;
@@ -116,7 +119,7 @@ public final class RedlockLease implements AutoCloseable {
         if (!this.release.compareAndSet(null, mine)) {
             return this.release.get();
         }
-        this.engine.release(this.redisKey, this.token).whenComplete((released, failure) -> {
+        this.engine.release(this.redisKey, this.tokenBytes).whenComplete((released, failure) -> {
             if (failure != null) {
                 mine.complete(false);
             }

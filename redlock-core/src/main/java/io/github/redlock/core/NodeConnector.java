@@ -1,0 +1,49 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * Opens the connection to one node, for integrations that manage their Lettuce clients themselves (the
+ * Spring Boot starter opens it through each node's {@code LettuceConnectionFactory}). Without one, a
+ * {@link Redlock} opens its connections with a Lettuce client of its own.
+ *
+ * <p>The client behind the connection must have the {@link #clientOptions(Duration) options Redlock
+ * relies on}: in particular it must reject commands while disconnected, so that no command is replayed
+ * after the caller gave up. A connection without them is refused (the node then counts as down).
+ */
+@FunctionalInterface
+public interface NodeConnector {
+
+    /**
+     * Opens a connection to the node. Called again, after a delay, while it fails.
+     * @param node the node's URI, as parsed from the node list
+     * @return a future of a connection with a {@code byte[]} codec (as Spring Data Redis uses)
+     */
+    CompletionStage<StatefulRedisConnection<byte[], byte[]>> connect(RedisURI node);
+
+    /**
+     * Returns client options with what Redlock relies on: auto-reconnect, commands rejected while
+     * disconnected (never buffered and replayed), a bounded request queue, no per-command time-out (node
+     * timeouts are enforced per quorum call, so that no command is dropped before it is written), and a
+     * connect timeout of at least a second.
+     * @param nodeTimeout the node timeout (the connect timeout is the larger of it and one second)
+     * @return a builder to complete (e.g. with SSL options) and build
+     */
+    static ClientOptions.Builder clientOptions(Duration nodeTimeout) {
+        Duration connectTimeout = (nodeTimeout.compareTo(Duration.ofSeconds(1)) > 0) ? nodeTimeout : Duration.ofSeconds(1);
+        return ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(NodeConnections.REQUEST_QUEUE_SIZE)
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
+    }
+
+}
