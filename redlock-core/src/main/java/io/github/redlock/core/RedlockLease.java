@@ -109,8 +109,12 @@ public final class RedlockLease implements AutoCloseable {
         return LockEngine.await(releaseAsync().copy(), this.engine.callBoundNanos(), () -> false);
     }
 
-    /** Sends the release once; later calls get the same future. */
-    CompletableFuture<Boolean> releaseAsync() {
+    /**
+     * Releases the lease without blocking, as {@link #release()} does; for code that must not wait, such
+     * as a callback on an asynchronous result. Idempotent: later calls return the same future.
+     * @return a future of whether a quorum still held the lock; never completed exceptionally
+     */
+    public CompletableFuture<Boolean> releaseAsync() {
         CompletableFuture<Boolean> existing = this.release.get();
         if (existing != null) {
             return existing;

@@ -1,0 +1,76 @@
+package io.github.redlock.aop;
+
+import java.util.List;
+
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.common.CompositeStringExpression;
+import org.springframework.expression.common.LiteralExpression;
+import org.springframework.expression.common.TemplateParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/**
+ * A {@code @Redlocked} key template: literal text with {@code #{…}} SpEL parts, parsed once, evaluated per
+ * call. Unlike SpEL's own template evaluation, which drops null parts silently, a part that evaluates to
+ * null is an error, so that {@code "order:#{#order.id}"} never locks {@code "order:"} for every order.
+ */
+final class KeyTemplate {
+
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+    private static final TemplateParserContext TEMPLATE = new TemplateParserContext("#{", "}");
+
+    private final String template;
+
+    private final List<Expression> parts;
+
+    private KeyTemplate(String template, List<Expression> parts) {
+        this.template = template;
+        this.parts = parts;
+    }
+
+    /**
+     * Parses a template whose placeholders were resolved.
+     * @throws ParseException when a part is not valid SpEL
+     */
+    static KeyTemplate parse(String template) {
+        Expression expression = PARSER.parseExpression(template, TEMPLATE);
+        List<Expression> parts = (expression instanceof CompositeStringExpression composite)
+                ? List.of(composite.getExpressions()) : List.of(expression);
+        return new KeyTemplate(template, parts);
+    }
+
+    /** Whether the template has no SpEL part: the key is always the same. */
+    boolean isLiteral() {
+        return this.parts.stream().allMatch(LiteralExpression.class::isInstance);
+    }
+
+    /**
+     * Evaluates the key.
+     * @return the key, never empty
+     * @throws IllegalArgumentException when a part is null or the key is empty, naming the part
+     */
+    String evaluate(EvaluationContext context, String method) {
+        StringBuilder key = new StringBuilder();
+        for (Expression part : this.parts) {
+            Object value = part.getValue(context);
+            if (value == null) {
+                throw new IllegalArgumentException("@Redlocked key '" + this.template + "' of " + method + ": the part #{"
+                        + part.getExpressionString() + "} evaluated to null; pass a non-null value or change the key");
+            }
+            key.append(value);
+        }
+        if (key.toString().isBlank()) {
+            throw new IllegalArgumentException("@Redlocked key '" + this.template + "' of " + method
+                    + " evaluated to an empty key; give the key some text or a part that is never empty");
+        }
+        return key.toString();
+    }
+
+    @Override
+    public String toString() {
+        return this.template;
+    }
+
+}

@@ -1,0 +1,89 @@
+package io.github.redlock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.github.redlock.annotation.OnFailure;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * What a {@code @Redlocked} method asks for, resolved once: the key template, durations, failure mode and
+ * how its result completes.
+ *
+ * @param template the key template as written in the annotation (the metrics' {@code lock} tag)
+ * @param key the parsed template, placeholders resolved
+ * @param ttl the lock's time to live
+ * @param waitTime how long to keep trying
+ * @param onFailure what to do without the lock
+ * @param result how the method's result completes
+ * @param description the method as errors name it, e.g. {@code OrderService.pay(Order)}
+ */
+record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
+        String description) {
+
+    static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono", LockedMethod.class.getClassLoader());
+
+    /** The value a skipped call returns. */
+    Object skippedValue() {
+        return switch (this.result) {
+            case OPTIONAL -> Optional.empty();
+            case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
+            case MONO, FLUX -> ReactiveLocking.empty(this.result);
+            default -> null;
+        };
+    }
+
+    static String describe(Method method) {
+        StringBuilder description = new StringBuilder(method.getDeclaringClass().getSimpleName()).append('.')
+                .append(method.getName()).append('(');
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            description.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
+        }
+        return description.append(')').toString();
+    }
+
+    /** How a method's result completes, which decides when the lock is released. */
+    enum Result {
+
+        /** Returns a value (or nothing) when done. */
+        VALUE,
+
+        /** Returns a primitive: cannot be skipped. */
+        PRIMITIVE,
+
+        /** Returns an {@code Optional}: skipped as empty. */
+        OPTIONAL,
+
+        /** Returns a {@code CompletionStage}: done when it completes. */
+        COMPLETION_STAGE,
+
+        /** Returns a Reactor {@code Mono}: locked from subscription to termination. */
+        MONO,
+
+        /** Returns a Reactor {@code Flux}: locked from subscription to termination. */
+        FLUX;
+
+        static Result of(Class<?> returnType) {
+            if (returnType.isPrimitive() && returnType != void.class) {
+                return PRIMITIVE;
+            }
+            if (Optional.class == returnType) {
+                return OPTIONAL;
+            }
+            if (CompletionStage.class.isAssignableFrom(returnType)) {
+                return COMPLETION_STAGE;
+            }
+            if (REACTOR_PRESENT) {
+                return ReactiveLocking.resultOf(returnType);
+            }
+            return VALUE;
+        }
+
+    }
+
+}

@@ -1,0 +1,118 @@
+package io.github.redlock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+
+import io.github.redlock.annotation.OnFailure;
+import io.github.redlock.annotation.Redlocked;
+import io.github.redlock.autoconfigure.RedlockConfigurationException;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.Environment;
+import org.springframework.expression.ParseException;
+
+/**
+ * Resolves each {@code @Redlocked} method once — placeholders, key template, durations, result kind — and
+ * caches it, so that a call only evaluates the key. Every problem is a {@link RedlockConfigurationException}
+ * naming the method and what to change; the {@link RedlockedAspect#validator validator} resolves methods
+ * at start-up so that these surface then.
+ */
+final class LockedMethods {
+
+    private final ConcurrentMap<MethodClassKey, LockedMethod> cache = new ConcurrentHashMap<>();
+
+    private final Environment environment;
+
+    private final Supplier<Duration> defaultTtl;
+
+    private final Supplier<Duration> defaultWaitTime;
+
+    LockedMethods(Environment environment, Supplier<Duration> defaultTtl, Supplier<Duration> defaultWaitTime) {
+        this.environment = environment;
+        this.defaultTtl = defaultTtl;
+        this.defaultWaitTime = defaultWaitTime;
+    }
+
+    LockedMethod get(Method method, Class<?> targetClass) {
+        return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> resolve(method, targetClass));
+    }
+
+    private LockedMethod resolve(Method method, Class<?> targetClass) {
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        Redlocked annotation = AnnotatedElementUtils.findMergedAnnotation(specific, Redlocked.class);
+        if (annotation == null) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(method, Redlocked.class);
+        }
+        String description = LockedMethod.describe(specific);
+        if (annotation == null) {
+            throw new IllegalStateException(description + " is not annotated with @Redlocked");
+        }
+        KeyTemplate key = parseKey(annotation.key(), description);
+        Duration ttl = duration(annotation.ttl(), "ttl", this.defaultTtl, description);
+        if (ttl.isNegative() || ttl.toMillis() < 1) {
+            throw new RedlockConfigurationException("@Redlocked ttl of " + description + " is " + ttl + ", below 1 ms.",
+                    "Give " + description + " a positive ttl, e.g. @Redlocked(ttl = \"30s\"), or set redlock.default-ttl.", null);
+        }
+        Duration waitTime = duration(annotation.waitTime(), "waitTime", this.defaultWaitTime, description);
+        if (waitTime.isNegative()) {
+            throw new RedlockConfigurationException("@Redlocked waitTime of " + description + " is negative (" + waitTime + ").",
+                    "Use 0s for a single attempt, or a positive wait time such as \"2s\".", null);
+        }
+        LockedMethod.Result result = LockedMethod.Result.of(specific.getReturnType());
+        if (annotation.onFailure() == OnFailure.SKIP && result == LockedMethod.Result.PRIMITIVE) {
+            throw new RedlockConfigurationException("@Redlocked(onFailure = SKIP) on " + description + ", which returns "
+                    + specific.getReturnType() + ": a skipped call has no value to return.",
+                    "Make " + description + " return void, a wrapper type (e.g. Integer) or an Optional, or use "
+                            + "onFailure = OnFailure.THROW.", null);
+        }
+        return new LockedMethod(annotation.key(), key, ttl, waitTime, annotation.onFailure(), result, description);
+    }
+
+    private KeyTemplate parseKey(String template, String description) {
+        if (template.isBlank()) {
+            throw new RedlockConfigurationException("@Redlocked on " + description + " has a blank key.",
+                    "Give it a key naming what it protects, e.g. @Redlocked(key = \"order:#{#order.id}\").", null);
+        }
+        String resolved;
+        try {
+            resolved = this.environment.resolveRequiredPlaceholders(template);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new RedlockConfigurationException("@Redlocked key '" + template + "' of " + description
+                    + " has a placeholder that cannot be resolved: " + ex.getMessage(),
+                    "Define the property, or give the placeholder a default (${name:default}).", ex);
+        }
+        try {
+            return KeyTemplate.parse(resolved);
+        }
+        catch (ParseException ex) {
+            throw new RedlockConfigurationException("@Redlocked key '" + template + "' of " + description
+                    + " is not a valid template: " + ex.getMessage(),
+                    "Write literal text with #{…} SpEL parts over the arguments, e.g. \"order:#{#order.id}\" or "
+                            + "\"job:#{#p0}\".", ex);
+        }
+    }
+
+    private Duration duration(String text, String attribute, Supplier<Duration> fallback, String description) {
+        if (text.isBlank()) {
+            return fallback.get();
+        }
+        String resolved = null;
+        try {
+            resolved = this.environment.resolveRequiredPlaceholders(text).trim();
+            return DurationStyle.detectAndParse(resolved);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new RedlockConfigurationException("@Redlocked " + attribute + " '" + text + "' of " + description
+                    + " is not a duration" + ((resolved != null && !resolved.equals(text)) ? " (resolved to '" + resolved + "')" : "")
+                    + ".", "Write it as 500ms, 10s, 5m or ISO-8601 (PT10S), or leave it empty for the default.", ex);
+        }
+    }
+
+}

@@ -1,0 +1,101 @@
+package io.github.redlock.autoconfigure;
+
+import java.util.List;
+
+import io.github.redlock.aop.RedlockedAspect;
+import io.github.redlock.core.Redlock;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of a {@link Redlock} over the nodes of
+ * {@code redlock.nodes} (or a {@link RedlockConnectionDetails} bean), and of the aspect behind
+ * {@link io.github.redlock.annotation.Redlocked @Redlocked}. {@code redlock.enabled=false} switches it off.
+ */
+@AutoConfiguration(before = AopAutoConfiguration.class)
+@ConditionalOnClass({ Redlock.class, LettuceConnectionFactory.class })
+@ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedlockProperties.class)
+public final class RedlockAutoConfiguration {
+
+    private static final Log logger = LogFactory.getLog(RedlockAutoConfiguration.class);
+
+    RedlockAutoConfiguration() {
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(RedlockConnectionDetails.class)
+    PropertiesRedlockConnectionDetails redlockConnectionDetails(RedlockProperties properties) {
+        return new PropertiesRedlockConnectionDetails(properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedlockConnectionFactories redlockConnectionFactories(RedlockProperties properties) {
+        return new RedlockConnectionFactories(properties.getNodeTimeout());
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Redlock redlock(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
+            RedlockConnectionFactories connections) {
+        List<String> nodes = connectionDetails.getNodes();
+        try {
+            Redlock redlock = Redlock.builder()
+                    .nodes(nodes)
+                    .nodeTimeout(properties.getNodeTimeout())
+                    .clockDriftFactor(properties.getClockDriftFactor())
+                    .retryDelay(properties.getRetryDelay())
+                    .keyPrefix(properties.getKeyPrefix())
+                    .acquisitionBudget(properties.getAcquisitionBudget())
+                    .clientResources(connections.clientResources())
+                    .connector(connections.connector())
+                    .build();
+            warnAboutNodeCount(nodes.size());
+            return redlock;
+        }
+        catch (IllegalArgumentException ex) {
+            throw RedlockSettings.invalid(ex);
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static RedlockedAspect redlockedAspect(BeanFactory beanFactory, Environment environment) {
+        // Static, with the properties looked up lazily, so that creating it early initialises nothing else.
+        return new RedlockedAspect(beanFactory, environment,
+                () -> beanFactory.getBean(RedlockProperties.class).getDefaultTtl(),
+                () -> beanFactory.getBean(RedlockProperties.class).getDefaultWaitTime());
+    }
+
+    @Bean
+    static BeanPostProcessor redlockedMethodValidator(ObjectProvider<RedlockedAspect> aspect) {
+        return RedlockedAspect.validator(aspect);
+    }
+
+    private static void warnAboutNodeCount(int count) {
+        if (count < 3) {
+            logger.warn("redlock.nodes lists " + count + " node(s): with fewer than 3 independent masters, losing one "
+                    + "node stops all locking (quorum " + (count / 2 + 1) + " of " + count + "); list 3 or 5 nodes");
+        }
+        else if (count % 2 == 0) {
+            logger.warn("redlock.nodes lists an even number of nodes (" + count + "): the quorum is " + (count / 2 + 1)
+                    + ", so " + count + " nodes survive no more failures than " + (count - 1) + "; list an odd number");
+        }
+    }
+
+}

@@ -1,0 +1,169 @@
+package io.github.redlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.redlock.core.NodeConnector;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.StaticCredentialsProvider;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisPassword;
+import org.springframework.data.redis.connection.RedisSocketConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The starter's connections: one Spring Data Redis {@link LettuceConnectionFactory} per node, all sharing one
+ * set of Lettuce resources, with client options that reject commands while disconnected and a command
+ * timeout of the node timeout. The factories are held here, not registered as {@code RedisConnectionFactory}
+ * beans, so that an application's own {@code spring.data.redis} connection keeps working beside them.
+ * Each factory is created when the lock first connects to its node; the lock talks to the node through the
+ * factory's native asynchronous Lettuce client.
+ */
+public final class RedlockConnectionFactories implements DisposableBean {
+
+    private final Duration nodeTimeout;
+
+    private final HashedWheelTimer timer;
+
+    private final ClientResources resources;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Map<String, LettuceConnectionFactory> factories = new LinkedHashMap<>();
+
+    RedlockConnectionFactories(Duration nodeTimeout) {
+        this.nodeTimeout = nodeTimeout;
+        // Lettuce's default timer ticks every 100 ms, too coarse for node timeouts of tens of ms.
+        this.timer = new HashedWheelTimer(new DefaultThreadFactory("redlock-timer", true), 10, TimeUnit.MILLISECONDS);
+        this.resources = DefaultClientResources.builder()
+                .timer(this.timer)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+                .build();
+    }
+
+    /**
+     * Returns the Lettuce resources (event loops, timer) shared by every node's factory.
+     * @return the shared resources
+     */
+    public ClientResources clientResources() {
+        return this.resources;
+    }
+
+    /**
+     * Returns the connector through which the lock opens each node's connection.
+     * @return the connector
+     */
+    public NodeConnector connector() {
+        return (uri) -> ((RedisClient) factory(uri).getRequiredNativeClient()).connectAsync(ByteArrayCodec.INSTANCE, uri);
+    }
+
+    /**
+     * Returns the factory of every node connected so far, by {@code host:port}, in node order.
+     * @return an unmodifiable snapshot
+     */
+    public Map<String, LettuceConnectionFactory> factories() {
+        this.lock.lock();
+        try {
+            return Collections.unmodifiableMap(new LinkedHashMap<>(this.factories));
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private LettuceConnectionFactory factory(RedisURI uri) {
+        String name = (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+        this.lock.lock();
+        try {
+            LettuceConnectionFactory factory = this.factories.get(name);
+            if (factory == null) {
+                factory = create(uri);
+                this.factories.put(name, factory);
+            }
+            return factory;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private LettuceConnectionFactory create(RedisURI uri) {
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
+                .clientResources(this.resources)
+                .clientOptions(NodeConnector.clientOptions(this.nodeTimeout).build())
+                .commandTimeout(this.nodeTimeout)
+                .shutdownTimeout(Duration.ZERO);
+        if (uri.isSsl()) {
+            LettuceClientConfiguration.LettuceSslClientConfigurationBuilder ssl = client.useSsl();
+            if (!uri.isVerifyPeer()) {
+                ssl.disablePeerVerification();
+            }
+            if (uri.isStartTls()) {
+                ssl.startTls();
+            }
+        }
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration(uri), client.build());
+        factory.afterPropertiesSet();
+        factory.start(); // creates the client; connections are opened lazily
+        return factory;
+    }
+
+    private static RedisConfiguration configuration(RedisURI uri) {
+        if (uri.getSocket() != null) {
+            RedisSocketConfiguration socket = new RedisSocketConfiguration(uri.getSocket());
+            socket.setDatabase(uri.getDatabase());
+            applyCredentials(uri, socket);
+            return socket;
+        }
+        RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
+        standalone.setDatabase(uri.getDatabase());
+        applyCredentials(uri, standalone);
+        return standalone;
+    }
+
+    private static void applyCredentials(RedisURI uri, RedisConfiguration.WithPassword target) {
+        if (uri.getCredentialsProvider() instanceof StaticCredentialsProvider provider) {
+            RedisCredentials credentials = provider.resolveCredentialsNow();
+            if (credentials != null && credentials.hasUsername()) {
+                ((RedisConfiguration.WithAuthentication) target).setUsername(credentials.getUsername());
+            }
+            if (credentials != null && credentials.hasPassword()) {
+                target.setPassword(RedisPassword.of(credentials.getPassword()));
+            }
+        }
+    }
+
+    /**
+     * Destroys every factory and the shared resources. Runs after the lock was closed.
+     */
+    @Override
+    public void destroy() {
+        for (LettuceConnectionFactory factory : factories().values()) {
+            try {
+                factory.destroy();
+            }
+            catch (RuntimeException ex) {
+                // Keep closing the others.
+            }
+        }
+        this.resources.shutdown(0, 2, TimeUnit.SECONDS);
+        this.timer.stop();
+    }
+
+}

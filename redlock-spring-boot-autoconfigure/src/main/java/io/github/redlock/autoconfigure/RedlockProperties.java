@@ -1,0 +1,132 @@
+package io.github.redlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties of the Redlock starter ({@code redlock.*}).
+ */
+@ConfigurationProperties("redlock")
+public class RedlockProperties {
+
+    /**
+     * Whether to enable the Redlock starter.
+     */
+    private boolean enabled = true;
+
+    /**
+     * URIs of the independent Redis masters, e.g. redis://10.0.0.1:6379 (rediss:// for TLS, redis://:password@host:port/db with a password). Three or five are typical.
+     */
+    private List<String> nodes = new ArrayList<>();
+
+    /**
+     * Time to live of a lock when @Redlocked does not set one.
+     */
+    private Duration defaultTtl = Duration.ofSeconds(30);
+
+    /**
+     * Time to keep trying to acquire a lock when @Redlocked does not set one; zero for a single attempt.
+     */
+    private Duration defaultWaitTime = Duration.ZERO;
+
+    /**
+     * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
+     */
+    private Duration nodeTimeout = Duration.ofMillis(50);
+
+    /**
+     * Fraction of the ttl allowed for clock drift between nodes; a lease's validity is shortened by ttl * factor + 2 ms.
+     */
+    private double clockDriftFactor = 0.01;
+
+    /**
+     * Base delay between acquisition attempts, jittered between half and one and a half times it.
+     */
+    private Duration retryDelay = Duration.ofMillis(100);
+
+    /**
+     * Prefix of every Redis key the lock writes.
+     */
+    private String keyPrefix = "redlock:";
+
+    /**
+     * Largest fraction of the ttl an acquisition may take for the lock to be accepted (e.g. 0.33 for the "elapsed <= ttl/3" variant); 1 for no budget beyond the validity rule.
+     */
+    private double acquisitionBudget = 1.0;
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public List<String> getNodes() {
+        return this.nodes;
+    }
+
+    public void setNodes(List<String> nodes) {
+        this.nodes = nodes;
+    }
+
+    public Duration getDefaultTtl() {
+        return this.defaultTtl;
+    }
+
+    public void setDefaultTtl(Duration defaultTtl) {
+        this.defaultTtl = defaultTtl;
+    }
+
+    public Duration getDefaultWaitTime() {
+        return this.defaultWaitTime;
+    }
+
+    public void setDefaultWaitTime(Duration defaultWaitTime) {
+        this.defaultWaitTime = defaultWaitTime;
+    }
+
+    public Duration getNodeTimeout() {
+        return this.nodeTimeout;
+    }
+
+    public void setNodeTimeout(Duration nodeTimeout) {
+        this.nodeTimeout = nodeTimeout;
+    }
+
+    public double getClockDriftFactor() {
+        return this.clockDriftFactor;
+    }
+
+    public void setClockDriftFactor(double clockDriftFactor) {
+        this.clockDriftFactor = clockDriftFactor;
+    }
+
+    public Duration getRetryDelay() {
+        return this.retryDelay;
+    }
+
+    public void setRetryDelay(Duration retryDelay) {
+        this.retryDelay = retryDelay;
+    }
+
+    public String getKeyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public double getAcquisitionBudget() {
+        return this.acquisitionBudget;
+    }
+
+    public void setAcquisitionBudget(double acquisitionBudget) {
+        this.acquisitionBudget = acquisitionBudget;
+    }
+
+}
