@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -27,6 +29,9 @@ final class LockEngine {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    /** Size of the held-lease set past which expired, never-released leases are dropped from it. */
+    private static final int HELD_PURGE_THRESHOLD = 1024;
+
     private static final long FIXED_DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final RedisNodeClient[] nodes;
@@ -49,10 +54,15 @@ final class LockEngine {
 
     private final long callBoundNanos;
 
+    private final RedlockObserver observer;
+
+    /** The leases of this instance not yet released (they may have expired). */
+    private final Set<RedlockLease> held = ConcurrentHashMap.newKeySet();
+
     private volatile boolean closed;
 
     LockEngine(RedisNodeClient[] nodes, Timer timer, Executor followUpExecutor, long nodeTimeoutNanos, double clockDriftFactor, long retryDelayNanos,
-            double acquisitionBudget) {
+            double acquisitionBudget, RedlockObserver observer) {
         this.nodes = nodes;
         this.quorum = nodes.length / 2 + 1;
         this.timer = timer;
@@ -62,6 +72,7 @@ final class LockEngine {
         this.clockDriftFactor = clockDriftFactor;
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
+        this.observer = observer;
         // Every call is decided by its node timeout; the rest is slack for a heavily loaded host.
         this.callBoundNanos = nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
     }
@@ -99,7 +110,7 @@ final class LockEngine {
     private CompletableFuture<Attempt> attempt(String key, byte[] redisKey, long ttlMillis) {
         String token = newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
-        QuorumCall call = newCall();
+        QuorumCall call = newCall("set");
         for (int i = 0; i < this.nodes.length; i++) {
             this.nodes[i].setIfAbsent(redisKey, tokenBytes, ttlMillis, call, i);
         }
@@ -117,8 +128,11 @@ final class LockEngine {
                         + millis((long) (ttlNanos * this.acquisitionBudget));
             }
             if (reached && problem == null) {
-                return CompletableFuture.completedFuture(Attempt.acquired(
-                        new RedlockLease(this, key, redisKey, token, tokenBytes, call.startNanos() + ttlNanos - drift)));
+                RedlockLease lease = new RedlockLease(this, key, redisKey, token, tokenBytes, call.startNanos() + ttlNanos - drift);
+                if (this.held.add(lease) && this.held.size() > HELD_PURGE_THRESHOLD) {
+                    this.held.removeIf((stale) -> !stale.isValid()); // leases whose holders never released them
+                }
+                return CompletableFuture.completedFuture(Attempt.acquired(lease));
             }
             Attempt failed = Attempt.failed(call, problem);
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
@@ -137,7 +151,23 @@ final class LockEngine {
     CompletableFuture<Boolean> release(byte[] redisKey, byte[] token) {
         byte[][] keys = { redisKey };
         byte[][] args = { token };
-        return inProgramOrder(() -> script(LuaScript.RELEASE, keys, args)).thenCompose(QuorumCall::decision);
+        return inProgramOrder(() -> script(LuaScript.RELEASE, "release", keys, args)).thenCompose(QuorumCall::decision);
+    }
+
+    /** Releases a lease of this instance on every node and stops listing it as held. */
+    CompletableFuture<Boolean> release(RedlockLease lease, byte[] redisKey, byte[] token) {
+        this.held.remove(lease);
+        long start = System.nanoTime();
+        CompletableFuture<Boolean> released = release(redisKey, token);
+        if (this.observer != null) {
+            released.thenAccept((done) -> this.observer.released(done, System.nanoTime() - start));
+        }
+        return released;
+    }
+
+    /** The leases of this instance that were not released yet. */
+    Set<RedlockLease> held() {
+        return this.held;
     }
 
     /**
@@ -148,16 +178,19 @@ final class LockEngine {
     CompletableFuture<Long> extend(byte[] redisKey, byte[] token, long ttlMillis) {
         byte[][] keys = { redisKey };
         byte[][] args = { token, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
-        return inProgramOrder(() -> script(LuaScript.EXTEND, keys, args)).thenCompose((call) -> call.decision().thenApply((reached) -> {
+        return inProgramOrder(() -> script(LuaScript.EXTEND, "extend", keys, args)).thenCompose((call) -> call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
             boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
+            if (this.observer != null) {
+                this.observer.extended(valid, System.nanoTime() - call.startNanos());
+            }
             return valid ? call.startNanos() + ttlNanos - drift : NOT_EXTENDED;
         }));
     }
 
-    private QuorumCall script(LuaScript script, byte[][] keys, byte[][] args) {
-        QuorumCall call = newCall();
+    private QuorumCall script(LuaScript script, String command, byte[][] keys, byte[][] args) {
+        QuorumCall call = newCall(command);
         for (int i = 0; i < this.nodes.length; i++) {
             this.nodes[i].eval(script, keys, args, call, i);
         }
@@ -179,8 +212,9 @@ final class LockEngine {
     }
 
     /** Starts a call to every node: the clock and the node timeout start now, before anything is sent. */
-    private QuorumCall newCall() {
-        return new QuorumCall(this.nodes, this.quorum, this.timer, this.nodeTimeoutNanos, this.timedOut);
+    private QuorumCall newCall(String command) {
+        return new QuorumCall(this.nodes, this.quorum, this.timer, this.nodeTimeoutNanos, this.timedOut, command,
+                this.observer);
     }
 
     /**

@@ -29,6 +29,16 @@ record NodeReply(Outcome outcome, String reason) {
         return new NodeReply(Outcome.TIMEOUT, "timed out after " + TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos) + " ms");
     }
 
+    /** The outcome as the {@code redlock.node.command} meter names it. */
+    String metricOutcome() {
+        return switch (this.outcome) {
+            case GRANTED, DENIED -> "ok";
+            case REJECTED -> "rejected";
+            case TIMEOUT -> "timeout";
+            case ERROR -> "error";
+        };
+    }
+
     boolean granted() {
         return this.outcome == Outcome.GRANTED;
     }

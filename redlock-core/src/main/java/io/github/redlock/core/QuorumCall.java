@@ -35,6 +35,10 @@ final class QuorumCall implements TimerTask {
 
     private final NodeReply timedOut;
 
+    private final String command;
+
+    private final RedlockObserver observer;
+
     private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
 
     private final CompletableFuture<Void> allReplies = new CompletableFuture<>();
@@ -52,12 +56,16 @@ final class QuorumCall implements TimerTask {
     /**
      * Starts a call: the clock starts now and the deadline is armed, before any command is sent.
      * @param timedOut the reply recorded for nodes silent at the deadline
+     * @param command the command's name for the observer
      */
-    QuorumCall(RedisNodeClient[] nodes, int quorum, Timer timer, long nodeTimeoutNanos, NodeReply timedOut) {
+    QuorumCall(RedisNodeClient[] nodes, int quorum, Timer timer, long nodeTimeoutNanos, NodeReply timedOut, String command,
+            RedlockObserver observer) {
         this.nodes = nodes;
         this.quorum = quorum;
         this.replies = new AtomicReferenceArray<>(nodes.length);
         this.timedOut = timedOut;
+        this.command = command;
+        this.observer = observer;
         this.startNanos = System.nanoTime();
         this.deadline = timer.newTimeout(this, nodeTimeoutNanos, TimeUnit.NANOSECONDS);
     }
@@ -71,6 +79,10 @@ final class QuorumCall implements TimerTask {
     void record(int node, NodeReply reply) {
         if (!this.replies.compareAndSet(node, null, reply)) {
             return;
+        }
+        if (this.observer != null) {
+            this.observer.nodeCommand(this.nodes[node].name(), this.command, reply.metricOutcome(),
+                    System.nanoTime() - this.startNanos);
         }
         int granted;
         int refused;

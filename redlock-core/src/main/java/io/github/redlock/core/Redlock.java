@@ -3,7 +3,9 @@ package io.github.redlock.core;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -125,6 +127,35 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
+     * Returns the leases this instance acquired and has not released yet, including those whose validity
+     * ran out meanwhile (see {@link RedlockLease#isValid()}).
+     * @return a snapshot, in no particular order
+     */
+    public List<RedlockLease> heldLeases() {
+        return List.copyOf(this.engine.held());
+    }
+
+    /**
+     * Returns the nodes, as {@code host:port}, each with whether its connection is up now.
+     * @return the nodes in configuration order
+     */
+    public Map<String, Boolean> nodeConnections() {
+        Map<String, Boolean> connections = new LinkedHashMap<>();
+        for (RedisNodeClient node : this.nodes) {
+            connections.put(node.name(), node.isConnected());
+        }
+        return connections;
+    }
+
+    /**
+     * Returns how many nodes must agree for a lock to be held: {@code N/2 + 1}.
+     * @return the quorum
+     */
+    public int quorum() {
+        return this.engine.quorum();
+    }
+
+    /**
      * Closes the connections to the nodes and, unless they were given to the builder, the Lettuce
      * resources. Leases still held expire with their ttl. Never throws.
      */
@@ -202,6 +233,8 @@ public final class Redlock implements AutoCloseable {
         private ClientResources clientResources;
 
         private NodeConnector connector;
+
+        private RedlockObserver observer;
 
         private Builder() {
         }
@@ -296,6 +329,16 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Reports what the lock does (node commands, releases, extensions) to an observer, e.g. for metrics.
+         * @param observer the observer, or {@code null} for none
+         * @return this builder
+         */
+        public Builder observer(RedlockObserver observer) {
+            this.observer = observer;
+            return this;
+        }
+
+        /**
          * Opens node connections through the given connector instead of a Lettuce client of the
          * {@code Redlock}'s own; the connector's client must have {@link NodeConnector#clientOptions(Duration)
          * the options Redlock relies on}. For integrations such as the Spring Boot starter.
@@ -321,7 +364,7 @@ public final class Redlock implements AutoCloseable {
                     .toArray(RedisNodeClient[]::new);
             connections.connectAll(clients, this.nodeTimeout);
             LockEngine engine = new LockEngine(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
-                    this.clockDriftFactor, this.retryDelay.toNanos(), this.acquisitionBudget);
+                    this.clockDriftFactor, this.retryDelay.toNanos(), this.acquisitionBudget, this.observer);
             return new Redlock(engine, clients, this.keyPrefix, connections);
         }
 

@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -31,6 +32,8 @@ public final class RedlockLease implements AutoCloseable {
 
     private final AtomicReference<CompletableFuture<Boolean>> release = new AtomicReference<>();
 
+    private final Instant acquiredAt = Instant.now();
+
     private volatile long validUntilNanos;
 
     RedlockLease(LockEngine engine, String key, byte[] redisKey, String token, byte[] tokenBytes, long validUntilNanos) {
@@ -56,6 +59,15 @@ public final class RedlockLease implements AutoCloseable {
      */
     public String token() {
         return this.token;
+    }
+
+    /**
+     * Returns when the lease was acquired, by this host's wall clock (for display; validity is measured with
+     * a monotonic clock).
+     * @return the acquisition time
+     */
+    public Instant acquiredAt() {
+        return this.acquiredAt;
     }
 
     /**
@@ -123,7 +135,7 @@ public final class RedlockLease implements AutoCloseable {
         if (!this.release.compareAndSet(null, mine)) {
             return this.release.get();
         }
-        this.engine.release(this.redisKey, this.tokenBytes).whenComplete((released, failure) -> {
+        this.engine.release(this, this.redisKey, this.tokenBytes).whenComplete((released, failure) -> {
             if (failure != null) {
                 mine.complete(false);
             }

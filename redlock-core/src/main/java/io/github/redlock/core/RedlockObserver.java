@@ -1,0 +1,36 @@
+package io.github.redlock.core;
+
+/**
+ * Receives what a {@link Redlock} does, for metrics (the Spring Boot starter records them with Micrometer).
+ * Methods are called on I/O threads: they must be fast and must not block. Every method does nothing by
+ * default.
+ */
+public interface RedlockObserver {
+
+    /**
+     * A node answered one command of the algorithm, or counted as timed out.
+     * @param node the node, {@code host:port}
+     * @param command {@code set} (acquisition), {@code release} (also the clean-up of a failed attempt) or {@code extend}
+     * @param outcome {@code ok} (answered, yes or no), {@code rejected} (not sent: disconnected), {@code error} or {@code timeout}
+     * @param nanos time from sending to the answer (for a time-out, the node timeout)
+     */
+    default void nodeCommand(String node, String command, String outcome, long nanos) {
+    }
+
+    /**
+     * A lease was released.
+     * @param released whether a quorum still held it
+     * @param nanos how long the release took
+     */
+    default void released(boolean released, long nanos) {
+    }
+
+    /**
+     * A lease was extended, or the extension failed.
+     * @param extended whether a quorum extended it within validity
+     * @param nanos how long the extension took
+     */
+    default void extended(boolean extended, long nanos) {
+    }
+
+}

@@ -1,0 +1,76 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a Redlock tells an observer and its callers about itself: node commands, releases, extensions,
+ * held leases and node connections.
+ */
+class RedlockObservationTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(3);
+
+    @Test
+    void observerSeesEveryNodeCommandWithItsOutcomeAndEachReleaseAndExtension() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        RedlockObserver observer = new RedlockObserver() {
+
+            @Override
+            public void nodeCommand(String node, String command, String outcome, long nanos) {
+                assertThat(nanos).isPositive();
+                events.add(command + " " + outcome + " " + node);
+            }
+
+            @Override
+            public void released(boolean released, long nanos) {
+                events.add("released " + released);
+            }
+
+            @Override
+            public void extended(boolean extended, long nanos) {
+                events.add("extended " + extended);
+            }
+
+        };
+        redis.node(2).kill();
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).observer(observer).build()) {
+            RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
+            assertThat(lease.release()).isTrue();
+            String down = redis.node(2).hostAndPort();
+            awaitTrue(Duration.ofSeconds(5), () -> events.size() == 11);
+            assertThat(events).contains("set ok " + redis.node(0).hostAndPort(), "set ok " + redis.node(1).hostAndPort(),
+                    "set rejected " + down, "extend ok " + redis.node(0).hostAndPort(), "extend rejected " + down,
+                    "release ok " + redis.node(1).hostAndPort(), "release rejected " + down, "extended true", "released true");
+        }
+    }
+
+    @Test
+    void heldLeasesListsUnreleasedLeasesAndNodeConnectionsTellWhichNodesAreUp() {
+        redis.node(1).kill();
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+            assertThat(redlock.quorum()).isEqualTo(2);
+            assertThat(redlock.nodeConnections()).containsEntry(redis.node(0).hostAndPort(), true)
+                    .containsEntry(redis.node(1).hostAndPort(), false).containsEntry(redis.node(2).hostAndPort(), true);
+            RedlockLease first = redlock.acquire("a", Duration.ofSeconds(10), Duration.ZERO);
+            RedlockLease second = redlock.acquire("b", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(redlock.heldLeases()).containsExactlyInAnyOrder(first, second);
+            assertThat(first.acquiredAt()).isBeforeOrEqualTo(second.acquiredAt());
+            first.release();
+            assertThat(redlock.heldLeases()).containsExactly(second);
+            second.close();
+            assertThat(redlock.heldLeases()).isEmpty();
+        }
+    }
+
+}
