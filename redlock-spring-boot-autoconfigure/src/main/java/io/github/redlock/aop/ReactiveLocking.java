@@ -2,7 +2,6 @@ package io.github.redlock.aop;
 
 import java.util.concurrent.Callable;
 
-import io.github.redlock.core.RedlockLease;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -37,8 +36,8 @@ final class ReactiveLocking {
      * @param acquire returns the lease, or null when the call is skipped (throws when it must fail)
      * @param invoke calls the method and returns its publisher
      */
-    static Object lock(LockedMethod.Result result, Callable<RedlockLease> acquire, Invocation invoke) {
-        Mono<RedlockLease> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
+    static Object lock(LockedMethod.Result result, Callable<RedlockedAspect.Held> acquire, Invocation invoke) {
+        Mono<RedlockedAspect.Held> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
         if (result == LockedMethod.Result.MONO) {
             return Mono.usingWhen(lease, (held) -> Mono.from(call(invoke)), ReactiveLocking::release,
                     (held, error) -> release(held), ReactiveLocking::release);
@@ -65,8 +64,8 @@ final class ReactiveLocking {
 
     }
 
-    private static Mono<Boolean> release(RedlockLease lease) {
-        return Mono.fromFuture(lease::releaseAsync);
+    private static Mono<Boolean> release(RedlockedAspect.Held held) {
+        return Mono.fromFuture(held::finishAsync);
     }
 
 }

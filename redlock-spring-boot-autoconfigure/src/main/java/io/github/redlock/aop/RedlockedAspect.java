@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -11,6 +12,8 @@ import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
@@ -38,6 +41,8 @@ import org.springframework.util.ReflectionUtils;
 @Aspect
 public class RedlockedAspect {
 
+    private static final Log logger = LogFactory.getLog(RedlockedAspect.class);
+
     private final ThreadLocal<Map<String, Integer>> held = ThreadLocal.withInitial(HashMap::new);
 
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
@@ -47,6 +52,8 @@ public class RedlockedAspect {
     private final ObjectProvider<Redlock> redlock;
 
     private final LockedMethods methods;
+
+    private final ObjectProvider<RedlockedObserver> observer;
 
     /**
      * Creates the aspect; the auto-configuration does, with the {@code redlock.*} defaults.
@@ -60,6 +67,7 @@ public class RedlockedAspect {
         this.beanFactory = beanFactory;
         this.redlock = beanFactory.getBeanProvider(Redlock.class);
         this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime);
+        this.observer = beanFactory.getBeanProvider(RedlockedObserver.class);
     }
 
     /**
@@ -83,7 +91,7 @@ public class RedlockedAspect {
             return ReactiveLocking.lock(locked.result(), () -> acquire(locked, key),
                     () -> proceedHolding(joinPoint, this.held.get(), key));
         }
-        RedlockLease lease = acquire(locked, key);
+        Held lease = acquire(locked, key);
         if (lease == null) {
             return locked.skippedValue();
         }
@@ -92,14 +100,14 @@ public class RedlockedAspect {
             result = proceedHolding(joinPoint, mine, key);
         }
         catch (Throwable ex) {
-            lease.release();
+            lease.finish();
             throw ex;
         }
         if (locked.result() == LockedMethod.Result.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
-            stage.whenComplete((value, failure) -> lease.releaseAsync());
+            stage.whenComplete((value, failure) -> lease.finishAsync());
         }
         else {
-            lease.release();
+            lease.finish();
         }
         return result;
     }
@@ -136,13 +144,75 @@ public class RedlockedAspect {
         return locked.key().evaluate(context, locked.description());
     }
 
-    /** Returns the lease, or null when the call is to be skipped; throws when it must fail. */
-    private RedlockLease acquire(LockedMethod locked, String key) {
+    /** Returns the held lock, or null when the call is to be skipped; throws when it must fail. */
+    Held acquire(LockedMethod locked, String key) {
         Redlock lock = this.redlock.getObject();
-        if (locked.onFailure() == OnFailure.SKIP) {
-            return lock.tryAcquire(key, locked.ttl(), locked.waitTime()).orElse(null);
+        RedlockedObserver observer = this.observer.getIfAvailable();
+        long start = System.nanoTime();
+        RedlockLease lease;
+        try {
+            lease = (locked.onFailure() == OnFailure.SKIP) ? lock.tryAcquire(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquire(key, locked.ttl(), locked.waitTime());
         }
-        return lock.acquire(key, locked.ttl(), locked.waitTime());
+        catch (RuntimeException ex) {
+            if (observer != null) {
+                observer.acquisition(locked.template(), false, System.nanoTime() - start);
+            }
+            throw ex;
+        }
+        Runnable onRelease = (observer != null)
+                ? observer.acquisition(locked.template(), lease != null, System.nanoTime() - start) : null;
+        return (lease != null) ? new Held(lease, locked, observer, onRelease) : null;
+    }
+
+    /**
+     * A lock held for an annotated call: released once, after checking whether its validity ran out while
+     * the method worked (then counted as lost and logged), with the observer told of the release.
+     */
+    static final class Held {
+
+        private final RedlockLease lease;
+
+        private final LockedMethod locked;
+
+        private final RedlockedObserver observer;
+
+        private final Runnable onRelease;
+
+        Held(RedlockLease lease, LockedMethod locked, RedlockedObserver observer, Runnable onRelease) {
+            this.lease = lease;
+            this.locked = locked;
+            this.observer = observer;
+            this.onRelease = onRelease;
+        }
+
+        void finish() {
+            checkValidity();
+            this.lease.release();
+            ended();
+        }
+
+        CompletableFuture<Boolean> finishAsync() {
+            checkValidity();
+            return this.lease.releaseAsync().whenComplete((released, failure) -> ended());
+        }
+
+        private void checkValidity() {
+            if (!this.lease.isValid()) {
+                if (this.observer != null) {
+                    this.observer.lost(this.locked.template());
+                }
+                logger.error("Lock '" + this.lease.key() + "' expired while " + this.locked.description() + " still ran ("
+                        + "ttl " + this.locked.ttl() + "); another caller may have run at the same time. Give it a longer ttl.");
+            }
+        }
+
+        private void ended() {
+            if (this.onRelease != null) {
+                this.onRelease.run();
+            }
+        }
+
     }
 
     private static Object proceedHolding(ProceedingJoinPoint joinPoint, Map<String, Integer> held, String key)

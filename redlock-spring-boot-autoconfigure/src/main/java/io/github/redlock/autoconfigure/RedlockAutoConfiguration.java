@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.redlock.aop.RedlockedAspect;
 import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -52,7 +53,7 @@ public final class RedlockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Redlock redlock(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
-            RedlockConnectionFactories connections) {
+            RedlockConnectionFactories connections, ObjectProvider<RedlockObserver> observer) {
         List<String> nodes = connectionDetails.getNodes();
         try {
             Redlock redlock = Redlock.builder()
@@ -64,6 +65,7 @@ public final class RedlockAutoConfiguration {
                     .acquisitionBudget(properties.getAcquisitionBudget())
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
+                    .observer(observer.getIfUnique())
                     .build();
             warnAboutNodeCount(nodes.size());
             return redlock;

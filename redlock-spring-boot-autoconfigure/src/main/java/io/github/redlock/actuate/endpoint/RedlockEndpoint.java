@@ -1,0 +1,76 @@
+package io.github.redlock.actuate.endpoint;
+
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+
+import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockLease;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * The {@code redlock} Actuator endpoint: the nodes with their connection state, the quorum, and the leases
+ * this instance holds with their remaining validity.
+ */
+@Endpoint(id = "redlock")
+public class RedlockEndpoint {
+
+    private final Redlock redlock;
+
+    /**
+     * Creates the endpoint.
+     * @param redlock the lock to describe
+     */
+    public RedlockEndpoint(Redlock redlock) {
+        this.redlock = redlock;
+    }
+
+    /**
+     * Describes the lock.
+     * @return nodes, quorum and held leases
+     */
+    @ReadOperation
+    public RedlockDescriptor redlock() {
+        List<NodeDescriptor> nodes = this.redlock.nodeConnections().entrySet().stream()
+                .map((node) -> new NodeDescriptor(node.getKey(), node.getValue() ? "CONNECTED" : "DISCONNECTED"))
+                .toList();
+        List<LeaseDescriptor> leases = this.redlock.heldLeases().stream()
+                .sorted(Comparator.comparing(RedlockLease::acquiredAt))
+                .map((lease) -> new LeaseDescriptor(lease.key(), lease.acquiredAt(), lease.remainingValidity().toMillis(),
+                        lease.isValid()))
+                .toList();
+        return new RedlockDescriptor(this.redlock.quorum(), nodes, leases);
+    }
+
+    /**
+     * The endpoint's answer.
+     * @param quorum how many nodes must agree
+     * @param nodes every node
+     * @param leases the leases this instance holds
+     */
+    public record RedlockDescriptor(int quorum, List<NodeDescriptor> nodes, List<LeaseDescriptor> leases)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * One node.
+     * @param node {@code host:port}
+     * @param state {@code CONNECTED} or {@code DISCONNECTED}
+     */
+    public record NodeDescriptor(String node, String state) {
+    }
+
+    /**
+     * One lease held by this instance.
+     * @param key the key as locked (without prefix)
+     * @param acquiredAt when it was acquired
+     * @param remainingValidityMillis how much longer it is valid
+     * @param valid whether it is still valid (an expired one was not released yet)
+     */
+    public record LeaseDescriptor(String key, Instant acquiredAt, long remainingValidityMillis, boolean valid) {
+    }
+
+}

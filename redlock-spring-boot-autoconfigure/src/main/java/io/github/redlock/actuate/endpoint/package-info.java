@@ -1,0 +1,4 @@
+/**
+ * The {@code redlock} Actuator endpoint.
+ */
+package io.github.redlock.actuate.endpoint;

@@ -1,0 +1,25 @@
+package io.github.redlock.aop;
+
+/**
+ * Receives what {@code @Redlocked} calls do, for metrics; the starter's Micrometer support implements it.
+ * Lock names are the annotations' key templates as written, never evaluated keys.
+ */
+public interface RedlockedObserver {
+
+    /**
+     * An annotated call tried to acquire its lock.
+     * @param lock the key template, e.g. {@code order:#{#order.id}}
+     * @param acquired whether it got the lock (a skipped call did not)
+     * @param nanos how long the acquisition took, waiting included
+     * @return run once when the lock is released; ignored when not acquired
+     */
+    Runnable acquisition(String lock, boolean acquired, long nanos);
+
+    /**
+     * The lease's validity ran out while the annotated method still worked: another caller may have run
+     * at the same time.
+     * @param lock the key template
+     */
+    void lost(String lock);
+
+}

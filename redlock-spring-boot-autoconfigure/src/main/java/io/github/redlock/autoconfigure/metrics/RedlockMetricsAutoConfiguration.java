@@ -1,0 +1,36 @@
+package io.github.redlock.autoconfigure.metrics;
+
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.metrics.RedlockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of the Redlock meters, when Micrometer and a
+ * {@link MeterRegistry} are present. Ordered after Boot's metrics auto-configurations by name, so that
+ * Micrometer stays optional.
+ */
+@AutoConfiguration(before = RedlockAutoConfiguration.class,
+        afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+public final class RedlockMetricsAutoConfiguration {
+
+    RedlockMetricsAutoConfiguration() {
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedlockMetrics redlockMetrics(MeterRegistry registry) {
+        return new RedlockMetrics(registry);
+    }
+
+}

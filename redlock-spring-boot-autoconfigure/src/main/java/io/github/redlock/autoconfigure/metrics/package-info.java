@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration of the Redlock meters.
+ */
+package io.github.redlock.autoconfigure.metrics;

@@ -1,0 +1,96 @@
+package io.github.redlock.health;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.autoconfigure.RedlockConnectionFactories;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Health of the lock: UP while a quorum of nodes answers PING (each within the node timeout), DOWN
+ * otherwise, with each node's state in the details. Nodes are pinged at once, so a frozen node costs one
+ * timeout, not one per node.
+ */
+public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
+
+    private final RedlockConnectionFactories connections;
+
+    private final int quorum;
+
+    private final ExecutorService pings;
+
+    /**
+     * Creates the indicator.
+     * @param connections the per-node connection factories
+     * @param quorum how many nodes must answer for the lock to work
+     */
+    public RedlockHealthIndicator(RedlockConnectionFactories connections, int quorum) {
+        super("Redlock health check failed");
+        this.connections = connections;
+        this.quorum = quorum;
+        this.pings = Executors.newCachedThreadPool((task) -> {
+            Thread thread = new Thread(task, "redlock-health");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
+        Map<String, CompletableFuture<String>> pings = new LinkedHashMap<>();
+        this.connections.factories().forEach((node, factory) -> pings.put(node,
+                CompletableFuture.supplyAsync(() -> ping(factory), this.pings)));
+        Map<String, String> nodes = new LinkedHashMap<>();
+        int up = 0;
+        List<String> down = new ArrayList<>();
+        for (Map.Entry<String, CompletableFuture<String>> ping : pings.entrySet()) {
+            String state;
+            try {
+                state = ping.getValue().get(5, TimeUnit.SECONDS); // each ping is bounded by its own timeouts
+            }
+            catch (Exception ex) {
+                state = "DOWN: no answer";
+            }
+            nodes.put(ping.getKey(), state);
+            if (state.equals("UP")) {
+                up++;
+            }
+            else {
+                down.add(ping.getKey());
+            }
+        }
+        ((up >= this.quorum) ? builder.up() : builder.down()).withDetail("quorum", this.quorum)
+                .withDetail("reachable", up).withDetail("nodes", nodes);
+    }
+
+    private static String ping(LettuceConnectionFactory factory) {
+        try (RedisConnection connection = factory.getConnection()) {
+            String reply = connection.ping();
+            return "PONG".equalsIgnoreCase(reply) ? "UP" : "DOWN: answered " + reply;
+        }
+        catch (RuntimeException ex) {
+            Throwable cause = ex;
+            while (cause.getCause() != null && cause.getCause() != cause) {
+                cause = cause.getCause();
+            }
+            return "DOWN: " + cause.getMessage();
+        }
+    }
+
+    @Override
+    public void destroy() {
+        this.pings.shutdownNow();
+    }
+
+}

@@ -1,0 +1,4 @@
+/**
+ * Actuator health of the Redlock nodes.
+ */
+package io.github.redlock.health;

@@ -1,0 +1,86 @@
+package io.github.redlock.metrics;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.aop.RedlockedObserver;
+import io.github.redlock.core.RedlockObserver;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Records the Redlock meters: {@code redlock.acquire} (tags {@code outcome}, {@code lock}),
+ * {@code redlock.release}, {@code redlock.extend}, {@code redlock.held} (long task timer, tag {@code lock}),
+ * {@code redlock.lost} (tag {@code lock}) and {@code redlock.node.command} (tags {@code node},
+ * {@code command}, {@code outcome}). Tag values are bounded: key templates and node addresses, never
+ * evaluated keys.
+ */
+public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
+
+    private final MeterRegistry registry;
+
+    private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
+
+    private final ConcurrentMap<String, LongTaskTimer> held = new ConcurrentHashMap<>();
+
+    private final ConcurrentMap<String, Counter> lost = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the meters' recorder.
+     * @param registry where the meters are registered
+     */
+    public RedlockMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void nodeCommand(String node, String command, String outcome, long nanos) {
+        timer("redlock.node.command", "Commands of the algorithm sent to one node", "node", node, "command", command,
+                "outcome", outcome).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void released(boolean released, long nanos) {
+        timer("redlock.release", "Releases of leases", "outcome", released ? "released" : "not-held")
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void extended(boolean extended, long nanos) {
+        timer("redlock.extend", "Extensions of leases", "outcome", extended ? "extended" : "failed")
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public Runnable acquisition(String lock, boolean acquired, long nanos) {
+        timer("redlock.acquire", "Acquisitions of locks, waiting included", "outcome", acquired ? "acquired" : "failed",
+                "lock", lock).record(nanos, TimeUnit.NANOSECONDS);
+        if (!acquired) {
+            return () -> {
+            };
+        }
+        LongTaskTimer.Sample sample = this.held.computeIfAbsent(lock, (name) -> LongTaskTimer.builder("redlock.held")
+                .description("Locks held now, and for how long").tag("lock", name).register(this.registry)).start();
+        return sample::stop;
+    }
+
+    @Override
+    public void lost(String lock) {
+        this.lost.computeIfAbsent(lock, (name) -> Counter.builder("redlock.lost")
+                .description("Leases whose validity ran out while their holder still worked").tag("lock", name)
+                .register(this.registry)).increment();
+    }
+
+    private Timer timer(String name, String description, String... tags) {
+        StringBuilder id = new StringBuilder(name);
+        for (String tag : tags) {
+            id.append('\u0000').append(tag);
+        }
+        return this.timers.computeIfAbsent(id.toString(),
+                (key) -> Timer.builder(name).description(description).tags(tags).register(this.registry));
+    }
+
+}

@@ -1,0 +1,4 @@
+/**
+ * Micrometer meters of the Redlock starter.
+ */
+package io.github.redlock.metrics;

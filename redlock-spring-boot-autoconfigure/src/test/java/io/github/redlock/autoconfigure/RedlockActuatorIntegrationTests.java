@@ -1,0 +1,164 @@
+package io.github.redlock.autoconfigure;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import com.jayway.jsonpath.JsonPath;
+import io.github.redlock.annotation.Redlocked;
+import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockLease;
+import io.github.redlock.test.RedisNodesExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The starter in a web application with Actuator, against five real nodes, seen over HTTP.
+ */
+@SpringBootTest(classes = RedlockActuatorIntegrationTests.Application.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "management.endpoints.web.exposure.include=health,metrics,redlock",
+                "management.endpoint.health.show-details=always" })
+class RedlockActuatorIntegrationTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    @DynamicPropertySource
+    static void nodes(DynamicPropertyRegistry registry) {
+        for (int i = 0; i < 5; i++) {
+            int node = i;
+            registry.add("redlock.nodes[" + i + "]", () -> redis.node(node).uri());
+        }
+    }
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Autowired
+    private Environment environment;
+
+    @Autowired
+    private Accounts accounts;
+
+    @Autowired
+    private Redlock redlock;
+
+    @Autowired
+    private MeterRegistry registry;
+
+    @Test
+    void metricsAreRecordedWithTheTemplateAsLockTagAndNodeOutcomes() throws Exception {
+        this.accounts.debit("a-1");
+        this.accounts.debit("a-2");
+        RedlockLease other = this.redlock.acquire("settle:a-3", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(this.accounts.settle("a-3")).isNull(); // SKIP: counted as failed
+        other.release();
+
+        assertThat(this.registry.get("redlock.acquire").tags("lock", "account:#{#id}", "outcome", "acquired").timer().count())
+                .isEqualTo(2);
+        assertThat(this.registry.get("redlock.acquire").tags("lock", "settle:#{#id}", "outcome", "failed").timer().count())
+                .isEqualTo(1);
+        assertThat(this.registry.find("redlock.acquire").tags("lock", "account:#{#id}", "outcome", "failed").timer()).isNull();
+        assertThat(this.registry.get("redlock.release").tag("outcome", "released").timer().count()).isGreaterThanOrEqualTo(3);
+        assertThat(this.registry.get("redlock.node.command").tags("node", redis.node(0).hostAndPort(), "command", "set",
+                "outcome", "ok").timer().count()).isGreaterThanOrEqualTo(3);
+        assertThat(this.registry.get("redlock.held").tag("lock", "account:#{#id}").longTaskTimer().activeTasks()).isZero();
+        assertThat(this.registry.find("redlock.acquire").tag("lock", "account:a-1").timers()).isEmpty();
+
+        HttpResponse<String> acquire = get("/actuator/metrics/redlock.acquire");
+        System.out.println("GET /actuator/metrics/redlock.acquire -> " + acquire.statusCode() + " " + acquire.body());
+        assertThat(acquire.statusCode()).isEqualTo(200);
+        List<String> locks = JsonPath.read(acquire.body(), "$.availableTags[?(@.tag == 'lock')].values[*]");
+        assertThat(locks).containsExactlyInAnyOrder("account:#{#id}", "settle:#{#id}");
+    }
+
+    @Test
+    void healthIsUpWhileAQuorumAnswersDownOtherwiseAndRecoversByItself() throws Exception {
+        HttpResponse<String> up = get("/actuator/health/redlock");
+        System.out.println("GET /actuator/health/redlock -> " + up.statusCode() + " " + up.body());
+        assertThat(up.statusCode()).isEqualTo(200);
+        assertThat((String) JsonPath.read(up.body(), "$.status")).isEqualTo("UP");
+        assertThat((Integer) JsonPath.read(up.body(), "$.details.reachable")).isEqualTo(5);
+
+        redis.node(0).kill();
+        redis.node(1).kill();
+        redis.node(2).kill();
+        HttpResponse<String> down = get("/actuator/health/redlock");
+        System.out.println("GET /actuator/health/redlock (3 of 5 nodes killed) -> " + down.statusCode() + " " + down.body());
+        assertThat(down.statusCode()).isEqualTo(503);
+        assertThat((String) JsonPath.read(down.body(), "$.status")).isEqualTo("DOWN");
+        assertThat((String) JsonPath.read(down.body(), "$.details.nodes['" + redis.node(0).hostAndPort() + "']")).startsWith("DOWN");
+        assertThat((String) JsonPath.read(down.body(), "$.details.nodes['" + redis.node(4).hostAndPort() + "']")).isEqualTo("UP");
+
+        redis.node(0).restart();
+        redis.node(1).restart();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        int status = 0;
+        while (status != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            status = get("/actuator/health/redlock").statusCode();
+        }
+        assertThat(status).as("health back to UP after nodes returned").isEqualTo(200);
+    }
+
+    @Test
+    void endpointListsTheNodesAndTheLeasesThisInstanceHolds() throws Exception {
+        RedlockLease lease = this.redlock.acquire("report", Duration.ofSeconds(30), Duration.ZERO);
+        HttpResponse<String> response = get("/actuator/redlock");
+        System.out.println("GET /actuator/redlock -> " + response.statusCode() + " " + response.body());
+        lease.release();
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat((Integer) JsonPath.read(response.body(), "$.quorum")).isEqualTo(3);
+        List<String> nodes = JsonPath.read(response.body(), "$.nodes[*].node");
+        assertThat(nodes).containsExactlyElementsOf(redis.nodes().nodes().stream().map((node) -> node.hostAndPort()).toList());
+        List<String> keys = JsonPath.read(response.body(), "$.leases[*].key");
+        assertThat(keys).containsExactly("report");
+        assertThat(((Number) JsonPath.read(response.body(), "$.leases[0].remainingValidityMillis")).longValue())
+                .isBetween(20_000L, 30_000L);
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + this.environment.getProperty("local.server.port") + path);
+        return this.http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class Application {
+
+        @Bean
+        Accounts accounts() {
+            return new Accounts();
+        }
+
+    }
+
+    static class Accounts {
+
+        @Redlocked(key = "account:#{#id}", ttl = "10s")
+        public void debit(String id) {
+        }
+
+        @Redlocked(key = "settle:#{#id}", ttl = "10s", onFailure = io.github.redlock.annotation.OnFailure.SKIP)
+        public String settle(String id) {
+            return "settled";
+        }
+
+    }
+
+}
