@@ -20,9 +20,15 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
 /**
- * One uncontended lock + unlock on five local nodes: {@code redlock} through the public API against
- * {@code floor}, the same commands on raw Lettuce. Run with {@code -bm sample} for percentiles and
+ * One uncontended lock + unlock on five local nodes: {@code redlock} through the public API and
+ * {@code annotated}, a {@code @Redlocked} method in a minimal Spring Boot application, against {@code floor},
+ * the same commands on raw Lettuce. Run with {@code -bm sample} for percentiles and
  * {@code -t N} for N threads (each on its own key).
  */
 @State(Scope.Benchmark)
@@ -43,15 +49,29 @@ public class LockUnlockBenchmark {
 
     private ProtocolFloor floor;
 
+    private ConfigurableApplicationContext spring;
+
+    private AnnotatedService annotated;
+
     @Setup(Level.Trial)
     public void start() {
         this.redis = RedisNodes.start(5);
         this.redlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(NODE_TIMEOUT).build();
         this.floor = new ProtocolFloor(this.redis.uris(), NODE_TIMEOUT);
+        this.spring = new SpringApplicationBuilder(AnnotatedService.Application.class).web(WebApplicationType.NONE)
+                .logStartupInfo(false)
+                .properties("redlock.nodes=" + String.join(",", this.redis.uris()),
+                        "redlock.node-timeout=" + NODE_TIMEOUT.toMillis() + "ms", "logging.level.root=warn")
+                .run();
+        this.annotated = this.spring.getBean(AnnotatedService.class);
+        if (!AopUtils.isAopProxy(this.annotated)) {
+            throw new IllegalStateException("@Redlocked is not applied: the starter's auto-configuration was not found");
+        }
     }
 
     @TearDown(Level.Trial)
     public void stop() {
+        this.spring.close();
         this.floor.close();
         this.redlock.close();
         this.redis.close();
@@ -61,13 +81,20 @@ public class LockUnlockBenchmark {
     @State(Scope.Thread)
     public static class ThreadKey {
 
-        final String key = "bench:" + UUID.randomUUID();
+        final String id = UUID.randomUUID().toString();
+
+        final String key = "bench:" + this.id;
 
     }
 
     @Benchmark
     public boolean floor(ThreadKey thread) throws Exception {
         return this.floor.lockUnlock(thread.key, TTL.toMillis());
+    }
+
+    @Benchmark
+    public void annotated(ThreadKey thread) {
+        this.annotated.locked(thread.id);
     }
 
     @Benchmark

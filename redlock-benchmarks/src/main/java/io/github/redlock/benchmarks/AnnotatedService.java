@@ -1,0 +1,35 @@
+package io.github.redlock.benchmarks;
+
+import io.github.redlock.annotation.Redlocked;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code annotated} benchmark's method: an empty body under {@code @Redlocked}, with a key evaluated
+ * from the argument as applications write them.
+ */
+public class AnnotatedService {
+
+    /**
+     * Locks {@code bench:<key>}, does nothing, unlocks.
+     * @param key the per-thread key
+     */
+    @Redlocked(key = "bench:#{#key}", ttl = "10s")
+    public void locked(String key) {
+    }
+
+    /** The minimal Spring Boot application around it. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    public static class Application {
+
+        @Bean
+        AnnotatedService annotatedService() {
+            return new AnnotatedService();
+        }
+
+    }
+
+}
