@@ -138,7 +138,7 @@ final class LockEngine {
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
             // the failure, so that its next attempt follows the clean-up on every connection.
             return inProgramOrder(() -> {
-                release(redisKey, tokenBytes);
+                sendRelease(redisKey, tokenBytes); // sent here, not through release(): one hop at most
                 return failed;
             });
         });
@@ -149,9 +149,12 @@ final class LockEngine {
      * @return a future of whether a quorum still held the key with this token
      */
     CompletableFuture<Boolean> release(byte[] redisKey, byte[] token) {
-        byte[][] keys = { redisKey };
-        byte[][] args = { token };
-        return inProgramOrder(() -> script(LuaScript.RELEASE, "release", keys, args)).thenCompose(QuorumCall::decision);
+        return inProgramOrder(() -> sendRelease(redisKey, token)).thenCompose(QuorumCall::decision);
+    }
+
+    /** Sends the compare-and-delete from the current thread, which must keep program order (see inProgramOrder). */
+    private QuorumCall sendRelease(byte[] redisKey, byte[] token) {
+        return script(LuaScript.RELEASE, "release", new byte[][] { redisKey }, new byte[][] { token });
     }
 
     /** Releases a lease of this instance on every node and stops listing it as held. */
@@ -202,7 +205,9 @@ final class LockEngine {
      * command sent before it to that node. From an application thread that holds by itself: its writes
      * queue up behind earlier ones on each connection's I/O thread. An I/O thread, though, writes to its
      * own connections at once, ahead of writes other threads queued there, e.g. the SET of the attempt
-     * being cleaned up. From I/O threads the sending therefore moves to the computation executor.
+     * being cleaned up. From I/O threads the sending therefore moves to the computation executor, and
+     * {@code send} must send directly: a nested call would hop again (computation threads look like I/O
+     * threads here) and complete before its commands were queued.
      */
     private <T> CompletableFuture<T> inProgramOrder(Supplier<T> send) {
         if (Thread.currentThread() instanceof FastThreadLocalThread) {

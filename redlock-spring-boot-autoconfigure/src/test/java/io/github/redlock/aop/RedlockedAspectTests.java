@@ -131,6 +131,35 @@ class RedlockedAspectTests {
     }
 
     @Test
+    void fluxIsLockedFromSubscriptionUntilItTerminates() {
+        withService((service, redlock) -> {
+            assertThat(service.stream("7").collectList().block(Duration.ofSeconds(5))).containsExactly("order:7 held", "done");
+            awaitFree(redlock, "order:7");
+        });
+    }
+
+    @Test
+    void emptyKeyFailsAndTheBodyDoesNotRun() {
+        withService((service, redlock) -> {
+            assertThatIllegalArgumentException().isThrownBy(() -> service.named(""))
+                    .withMessageContaining("'#{#name}'").withMessageContaining("evaluated to an empty key");
+            assertThat(service.calls).isZero();
+        });
+    }
+
+    @Test
+    void leaseThatExpiresWhileTheMethodRunsIsCountedAsLost() {
+        runner().withUserConfiguration(OrderServiceConfiguration.class)
+                .withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class)
+                .withConfiguration(AutoConfigurations.of(io.github.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration.class))
+                .run((context) -> {
+                    context.getBean(OrderService.class).slow();
+                    assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class).get("redlock.lost")
+                            .tag("lock", "slow").counter().count()).isEqualTo(1);
+                });
+    }
+
+    @Test
     void badAnnotationsStopTheStartUpNamingTheMethod() {
         runner().withUserConfiguration(BadDurationConfiguration.class).run((context) -> {
             RedlockConfigurationException failure = findCause(context.getStartupFailure());
@@ -239,6 +268,21 @@ class RedlockedAspectTests {
         @Redlocked(key = "order:#{#id}")
         public Mono<String> reactive(String id) {
             return Mono.fromCallable(() -> held("order:" + id));
+        }
+
+        @Redlocked(key = "order:#{#id}")
+        public reactor.core.publisher.Flux<String> stream(String id) {
+            return reactor.core.publisher.Flux.defer(() -> reactor.core.publisher.Flux.just(held("order:" + id), "done"));
+        }
+
+        @Redlocked(key = "#{#name}")
+        public void named(String name) {
+            this.calls++;
+        }
+
+        @Redlocked(key = "slow", ttl = "100ms")
+        public void slow() throws InterruptedException {
+            Thread.sleep(300); // longer than the ttl: the lease runs out while this works
         }
 
         /** Proves from inside the method that the lock on the key is held. */

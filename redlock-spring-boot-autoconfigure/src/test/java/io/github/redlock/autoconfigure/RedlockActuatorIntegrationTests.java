@@ -94,6 +94,18 @@ class RedlockActuatorIntegrationTests {
         assertThat((String) JsonPath.read(up.body(), "$.status")).isEqualTo("UP");
         assertThat((Integer) JsonPath.read(up.body(), "$.details.reachable")).isEqualTo(5);
 
+        redis.node(4).pause();
+        long start = System.nanoTime();
+        HttpResponse<String> frozen = get("/actuator/health/redlock");
+        long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+        System.out.println("GET /actuator/health/redlock (1 node paused) -> " + frozen.statusCode() + " in " + elapsedMillis
+                + " ms " + frozen.body());
+        assertThat(frozen.statusCode()).isEqualTo(200);
+        assertThat((String) JsonPath.read(frozen.body(), "$.details.nodes['" + redis.node(4).hostAndPort() + "']"))
+                .startsWith("DOWN");
+        assertThat(elapsedMillis).as("a frozen node costs its timeout, not a hang").isLessThan(3_000);
+        redis.node(4).resume();
+
         redis.node(0).kill();
         redis.node(1).kill();
         redis.node(2).kill();
