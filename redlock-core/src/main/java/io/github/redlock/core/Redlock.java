@@ -98,7 +98,7 @@ public final class Redlock implements AutoCloseable {
             // the exception reports every node.
             LockEngine.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
         }
-        String detail = (attempt.problem() != null) ? attempt.problem() : null;
+        String detail = attempt.problem();
         if (attempt.attempts() > 1) {
             String tries = attempt.attempts() + " attempts in " + waitTime.toMillis() + " ms";
             detail = (detail != null) ? detail + "; " + tries : tries;

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
+import io.github.redlock.autoconfigure.ConfigurationFailures;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.autoconfigure.RedlockConfigurationException;
 import io.github.redlock.core.Redlock;
@@ -162,16 +163,16 @@ class RedlockedAspectTests {
     @Test
     void badAnnotationsStopTheStartUpNamingTheMethod() {
         runner().withUserConfiguration(BadDurationConfiguration.class).run((context) -> {
-            RedlockConfigurationException failure = findCause(context.getStartupFailure());
+            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
             assertThat(failure.getMessage()).contains("ttl 'ten seconds'", "BadDuration.work()");
         });
         runner().withUserConfiguration(SkipPrimitiveConfiguration.class).run((context) -> {
-            RedlockConfigurationException failure = findCause(context.getStartupFailure());
+            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
             assertThat(failure.getMessage()).contains("onFailure = SKIP", "SkipPrimitive.count()", "int");
             assertThat(failure.getAction()).contains("OnFailure.THROW");
         });
         runner().withUserConfiguration(BadTemplateConfiguration.class).run((context) -> {
-            RedlockConfigurationException failure = findCause(context.getStartupFailure());
+            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
             assertThat(failure.getMessage()).contains("key 'order:#{#id'", "BadTemplate.work(String)");
         });
     }
@@ -188,14 +189,6 @@ class RedlockedAspectTests {
         throw new AssertionError(key + " was not released");
     }
 
-    private static RedlockConfigurationException findCause(Throwable failure) {
-        Throwable cause = failure;
-        while (cause != null && !(cause instanceof RedlockConfigurationException)) {
-            cause = cause.getCause();
-        }
-        assertThat(cause).as("RedlockConfigurationException in %s", failure).isNotNull();
-        return (RedlockConfigurationException) cause;
-    }
 
     @FunctionalInterface
     interface ServiceTest {

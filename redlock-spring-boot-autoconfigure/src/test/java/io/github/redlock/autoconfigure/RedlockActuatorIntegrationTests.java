@@ -40,10 +40,7 @@ class RedlockActuatorIntegrationTests {
 
     @DynamicPropertySource
     static void nodes(DynamicPropertyRegistry registry) {
-        for (int i = 0; i < 5; i++) {
-            int node = i;
-            registry.add("redlock.nodes[" + i + "]", () -> redis.node(node).uri());
-        }
+        registry.add("redlock.nodes", () -> String.join(",", redis.uris()));
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -97,7 +97,7 @@ class RedlockAutoConfigurationTests {
         this.runner.run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
-            RedlockConfigurationException failure = findCause(context.getStartupFailure());
+            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
             assertThat(failure.getMessage()).contains("redlock.nodes is missing or empty");
             assertThat(failure.getAction()).contains("redlock:", "nodes:", "- redis://");
         });
@@ -106,7 +106,7 @@ class RedlockAutoConfigurationTests {
     @Test
     void malformedNodeFailsStartUpNamingTheEntry() {
         this.runner.withPropertyValues("redlock.nodes=redis://127.0.0.1:1,localhost:6379").run((context) -> {
-            RedlockConfigurationException failure = findCause(context.getStartupFailure());
+            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
             assertThat(failure.getMessage()).startsWith("Invalid redlock.nodes[1] 'localhost:6379' is not a Redis URI");
             assertThat(failure.getAction()).contains("redis://10.0.0.1:6379");
         });
@@ -115,7 +115,7 @@ class RedlockAutoConfigurationTests {
     @Test
     void invalidSettingFailsStartUpNamingTheProperty() {
         this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("redlock.clock-drift-factor=2").run((context) -> {
-            RedlockConfigurationException failure = findCause(context.getStartupFailure());
+            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
             assertThat(failure.getMessage()).startsWith("Invalid redlock.clock-drift-factor must be at least 0 and below 1");
             assertThat(failure.getAction()).contains("redlock.clock-drift-factor");
         });
@@ -186,13 +186,5 @@ class RedlockAutoConfigurationTests {
         }
     }
 
-    private static RedlockConfigurationException findCause(Throwable failure) {
-        Throwable cause = failure;
-        while (cause != null && !(cause instanceof RedlockConfigurationException)) {
-            cause = cause.getCause();
-        }
-        assertThat(cause).as("RedlockConfigurationException in %s", failure).isNotNull();
-        return (RedlockConfigurationException) cause;
-    }
 
 }

@@ -26,10 +26,7 @@ class SampleApplicationTests {
 
     @DynamicPropertySource
     static void nodes(DynamicPropertyRegistry registry) {
-        for (int i = 0; i < 5; i++) {
-            int node = i;
-            registry.add("redlock.nodes[" + i + "]", () -> redis.node(node).uri());
-        }
+        registry.add("redlock.nodes", () -> String.join(",", redis.uris()));
     }
 
     @Autowired
