@@ -2,10 +2,10 @@ package io.github.redlock.benchmarks;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.Redlock;
-import io.github.redlock.core.RedlockLease;
 import io.github.redlock.test.RedisNodes;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -14,6 +14,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -26,22 +27,27 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * One uncontended lock + unlock on five local nodes: {@code redlock} through the public API and
- * {@code annotated}, a {@code @Redlocked} method in a minimal Spring Boot application, against {@code floor},
- * the same commands on raw Lettuce. Run with {@code -bm sample} for percentiles and
- * {@code -t N} for N threads (each on its own key).
+ * One lock + unlock (a single attempt, no wait) on five local nodes, by every contender on the same nodes in
+ * the same run: {@code floor} (the protocol's commands on raw Lettuce), {@code redlock} (the public API),
+ * {@code annotated} (a {@code @Redlocked} method in a minimal Spring Boot application),
+ * {@code redissonRedlock} (Redisson's RedissonRedLock over five clients) and {@code redissonSingle} (a
+ * Redisson RLock on one node). {@code contention}: {@code uncontended} gives each thread its own key,
+ * {@code contended} makes all threads fight for 8 keys. Run {@code -t N} for N threads.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode({ Mode.SampleTime, Mode.Throughput })
+@BenchmarkMode({ Mode.Throughput, Mode.SampleTime })
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 3)
-@Measurement(iterations = 5, time = 3)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 2)
 @Fork(1)
 public class LockUnlockBenchmark {
 
-    private static final Duration TTL = Duration.ofSeconds(10);
+    static final Duration TTL = Duration.ofSeconds(10);
 
-    private static final Duration NODE_TIMEOUT = Duration.ofMillis(50);
+    static final Duration NODE_TIMEOUT = Duration.ofMillis(50);
+
+    @Param({ "uncontended", "contended" })
+    public String contention;
 
     private RedisNodes redis;
 
@@ -52,6 +58,8 @@ public class LockUnlockBenchmark {
     private ConfigurableApplicationContext spring;
 
     private AnnotatedService annotated;
+
+    private RedissonPeers redisson;
 
     @Setup(Level.Trial)
     public void start() {
@@ -67,40 +75,62 @@ public class LockUnlockBenchmark {
         if (!AopUtils.isAopProxy(this.annotated)) {
             throw new IllegalStateException("@Redlocked is not applied: the starter's auto-configuration was not found");
         }
+        this.redisson = new RedissonPeers(this.redis.uris(), NODE_TIMEOUT);
     }
 
     @TearDown(Level.Trial)
     public void stop() {
+        this.redisson.close();
         this.spring.close();
         this.floor.close();
         this.redlock.close();
         this.redis.close();
     }
 
-    /** Each benchmark thread locks its own key: no contention. */
+    /** The key of each operation: the thread's own, or one of 8 shared ones. */
     @State(Scope.Thread)
-    public static class ThreadKey {
+    public static class Keys {
 
-        final String id = UUID.randomUUID().toString();
+        private static final String[] SHARED = { "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7" };
 
-        final String key = "bench:" + this.id;
+        private final String own = UUID.randomUUID().toString();
+
+        private boolean contended;
+
+        @Setup(Level.Trial)
+        public void choose(LockUnlockBenchmark benchmark) {
+            this.contended = benchmark.contention.equals("contended");
+        }
+
+        String next() {
+            return this.contended ? SHARED[ThreadLocalRandom.current().nextInt(SHARED.length)] : this.own;
+        }
 
     }
 
     @Benchmark
-    public boolean floor(ThreadKey thread) throws Exception {
-        return this.floor.lockUnlock(thread.key, TTL.toMillis());
+    public boolean floor(Keys keys) throws Exception {
+        return this.floor.lockUnlock("bench:" + keys.next(), TTL.toMillis());
     }
 
     @Benchmark
-    public void annotated(ThreadKey thread) {
-        this.annotated.locked(thread.id);
+    public boolean redlock(Keys keys) {
+        return this.redlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
     }
 
     @Benchmark
-    public boolean redlock(ThreadKey thread) {
-        RedlockLease lease = this.redlock.tryAcquire(thread.key, TTL).orElseThrow();
-        return lease.release();
+    public void annotated(Keys keys) {
+        this.annotated.locked(keys.next());
+    }
+
+    @Benchmark
+    public boolean redissonRedlock(Keys keys) throws InterruptedException {
+        return this.redisson.redlock("redisson:" + keys.next(), TTL.toMillis());
+    }
+
+    @Benchmark
+    public boolean redissonSingle(Keys keys) throws InterruptedException {
+        return this.redisson.single("redisson1:" + keys.next(), TTL.toMillis());
     }
 
 }

@@ -24,8 +24,9 @@ import io.netty.util.HashedWheelTimer;
 /**
  * The least any Redlock client must do, written directly on Lettuce: SET NX PX to every node at once,
  * wait for a quorum of replies, then the compare-and-delete script by SHA to every node at once, wait for
- * a quorum. Same client options as the core (fail-fast, 50 ms command timeout on a 10 ms timer); no token
- * from a CSPRNG, no validity arithmetic, no clean-up: the network and Lettuce alone.
+ * a quorum (a failed attempt sends the same compare-and-delete as its clean-up). Same client options as the
+ * core (fail-fast, 50 ms command timeout on a 10 ms timer); no token from a CSPRNG, no validity arithmetic:
+ * the network and Lettuce alone.
  */
 final class ProtocolFloor implements AutoCloseable {
 
@@ -77,9 +78,7 @@ final class ProtocolFloor implements AutoCloseable {
         for (RedisAsyncCommands<String, String> node : this.nodes) {
             count(node.set(key, token, args), "OK", yes, no, locked);
         }
-        if (!locked.get(1, TimeUnit.SECONDS)) {
-            return false;
-        }
+        boolean acquired = locked.get(1, TimeUnit.SECONDS);
         CompletableFuture<Boolean> unlocked = new CompletableFuture<>();
         AtomicInteger deleted = new AtomicInteger();
         AtomicInteger kept = new AtomicInteger();
@@ -87,7 +86,9 @@ final class ProtocolFloor implements AutoCloseable {
         for (RedisAsyncCommands<String, String> node : this.nodes) {
             count(node.<Long>evalsha(this.releaseSha, ScriptOutputType.INTEGER, keys, token), 1L, deleted, kept, unlocked);
         }
-        return unlocked.get(1, TimeUnit.SECONDS);
+        // Released, or cleaned up after a failed attempt: the same compare-and-delete on every node.
+        boolean released = unlocked.get(1, TimeUnit.SECONDS);
+        return acquired && released;
     }
 
     private <T> void count(RedisFuture<T> reply, T yesValue, AtomicInteger yes, AtomicInteger no,

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the benchmark set on five local Redis nodes and prints a table of throughput, p50/p99 latency and
+# allocation per operation, each with its ratio to the protocol floor measured in the same run.
+# Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 15 minutes for the default set)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./mvnw -B -q -pl redlock-benchmarks -am package -DskipTests
+exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks "${1:-1,16,64}"

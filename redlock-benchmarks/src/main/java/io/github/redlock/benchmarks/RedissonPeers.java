@@ -1,0 +1,62 @@
+package io.github.redlock.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.redisson.Redisson;
+import org.redisson.RedissonRedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson, the peer: {@code RedissonRedLock} over one single-server client per node (its documented Redlock
+ * setup) and a plain {@code RLock} on one node. Same command timeout as ours, no retries, so that a slow
+ * node costs both libraries the same.
+ */
+final class RedissonPeers implements AutoCloseable {
+
+    private final List<RedissonClient> clients = new ArrayList<>();
+
+    RedissonPeers(List<String> uris, Duration timeout) {
+        for (String uri : uris) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri).setTimeout((int) timeout.toMillis()).setRetryAttempts(0)
+                    .setConnectionMinimumIdleSize(4).setConnectionPoolSize(64);
+            this.clients.add(Redisson.create(config));
+        }
+    }
+
+    /** Lock and unlock with RedissonRedLock over every node; returns whether it was acquired. */
+    @SuppressWarnings("deprecation") // RedissonRedLock is deprecated in Redisson, but it is its Redlock
+    boolean redlock(String key, long ttlMillis) throws InterruptedException {
+        RLock[] locks = new RLock[this.clients.size()];
+        for (int i = 0; i < locks.length; i++) {
+            locks[i] = this.clients.get(i).getLock(key);
+        }
+        RedissonRedLock lock = new RedissonRedLock(locks);
+        if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        lock.unlock();
+        return true;
+    }
+
+    /** Lock and unlock with a plain RLock on the first node; returns whether it was acquired. */
+    boolean single(String key, long ttlMillis) throws InterruptedException {
+        RLock lock = this.clients.get(0).getLock(key);
+        if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        lock.unlock();
+        return true;
+    }
+
+    @Override
+    public void close() {
+        this.clients.forEach(RedissonClient::shutdown);
+    }
+
+}
