@@ -9,6 +9,7 @@ import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
 import org.redisson.config.Config;
 
 /**
@@ -37,21 +38,31 @@ final class RedissonPeers implements AutoCloseable {
             locks[i] = this.clients.get(i).getLock(key);
         }
         RedissonRedLock lock = new RedissonRedLock(locks);
-        if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
-            return false;
+        try {
+            if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            lock.unlock();
+            return true;
         }
-        lock.unlock();
-        return true;
+        catch (RedisException ex) {
+            return false; // e.g. its pool timed out under load: a failed attempt, as ours would report
+        }
     }
 
     /** Lock and unlock with a plain RLock on the first node; returns whether it was acquired. */
     boolean single(String key, long ttlMillis) throws InterruptedException {
         RLock lock = this.clients.get(0).getLock(key);
-        if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
+        try {
+            if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            lock.unlock();
+            return true;
+        }
+        catch (RedisException ex) {
             return false;
         }
-        lock.unlock();
-        return true;
     }
 
     @Override

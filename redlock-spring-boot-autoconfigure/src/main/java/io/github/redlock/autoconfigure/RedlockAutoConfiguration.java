@@ -13,7 +13,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -27,7 +26,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code redlock.nodes} (or a {@link RedlockConnectionDetails} bean), and of the aspect behind
  * {@link io.github.redlock.annotation.Redlocked @Redlocked}. {@code redlock.enabled=false} switches it off.
  */
-@AutoConfiguration(before = AopAutoConfiguration.class)
+@AutoConfiguration
 @ConditionalOnClass({ Redlock.class, LettuceConnectionFactory.class })
 @ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedlockProperties.class)

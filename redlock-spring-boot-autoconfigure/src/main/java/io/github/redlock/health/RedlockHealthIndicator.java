@@ -1,12 +1,11 @@
 package io.github.redlock.health;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.autoconfigure.RedlockConnectionFactories;
@@ -39,11 +38,13 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
         super("Redlock health check failed");
         this.connections = connections;
         this.quorum = quorum;
-        this.pings = Executors.newCachedThreadPool((task) -> {
+        // Bounded: at most two pings per node at once; past that, the caller pings itself (still bounded by timeouts).
+        int threads = Math.max(2, 2 * connections.factories().size());
+        this.pings = new ThreadPoolExecutor(0, threads, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
             Thread thread = new Thread(task, "redlock-health");
             thread.setDaemon(true);
             return thread;
-        });
+        }, new ThreadPoolExecutor.CallerRunsPolicy());
     }
 
     @Override
@@ -53,7 +54,6 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
                 CompletableFuture.supplyAsync(() -> ping(factory), this.pings)));
         Map<String, String> nodes = new LinkedHashMap<>();
         int up = 0;
-        List<String> down = new ArrayList<>();
         for (Map.Entry<String, CompletableFuture<String>> ping : pings.entrySet()) {
             String state;
             try {
@@ -65,9 +65,6 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             nodes.put(ping.getKey(), state);
             if (state.equals("UP")) {
                 up++;
-            }
-            else {
-                down.add(ping.getKey());
             }
         }
         ((up >= this.quorum) ? builder.up() : builder.down()).withDetail("quorum", this.quorum)
