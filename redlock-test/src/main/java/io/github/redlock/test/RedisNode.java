@@ -234,7 +234,7 @@ public final class RedisNode implements AutoCloseable {
                 .redirectOutput(this.directory.resolve("redis.log").toFile());
         try {
             Process started = builder.start();
-            ProcessReaper.track(started);
+            ProcessReaper.track(started, this.directory);
             this.process = started;
             this.port = chosen;
             this.paused = false;

@@ -76,6 +76,20 @@ class RedisNodesTests {
     }
 
     @Test
+    void nodesOfAJvmThatEndedWithoutItsShutdownHooksAreKilledByTheNextOne() throws Exception {
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), HaltingNodeMain.class.getName()).redirectErrorStream(true).start();
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(output).contains("port=");
+        int port = Integer.parseInt(output.substring(output.indexOf("port=") + 5).trim().split("\\s")[0]);
+        assertThat(Resp.command(port, 1000, "PING")).as("orphaned by the halted JVM").isEqualTo("+PONG");
+        ProcessReaper.reapOrphans();
+        TimeUnit.MILLISECONDS.sleep(200); // SIGKILL is asynchronous
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> Resp.command(port, 300, "PING"));
+    }
+
+    @Test
     void shippedBinaryRuns() throws Exception {
         Path binary = RedisServerBinary.extractShipped();
         Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
