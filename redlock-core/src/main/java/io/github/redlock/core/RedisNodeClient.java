@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -26,6 +27,13 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * one reaches the node in the order it was queued on the connection.
  */
 final class RedisNodeClient implements RedisConnectionStateListener {
+
+    /**
+     * Commands awaiting a reply past which no new SET is sent. It is half of Lettuce's per-connection bound,
+     * so that every SET sent keeps room for its clean-up or release: a frozen node that wakes up then
+     * deletes every late key, and Lettuce never has to refuse (and log) a command.
+     */
+    static final int SET_LIMIT = NodeConnections.REQUEST_QUEUE_SIZE / 2;
 
     private static final Delay CONNECT_RETRY = Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2,
             TimeUnit.MILLISECONDS);
@@ -59,11 +67,17 @@ final class RedisNodeClient implements RedisConnectionStateListener {
 
     private int failedConnects; // touched only by the connect callbacks, one at a time
 
+    /** Commands sent and not yet answered: grows while the node is frozen. */
+    private final AtomicInteger awaitingReply = new AtomicInteger();
+
+    private final NodeReply unresponsive;
+
     RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
         this.connector = connector;
         this.uri = uri;
         this.name = nameOf(uri);
         this.scheduler = scheduler;
+        this.unresponsive = NodeReply.notConnected(SET_LIMIT + " commands await a reply (node frozen or overloaded)");
     }
 
     /** How lock errors name a node: {@code host:port} (or the socket path). */
@@ -181,9 +195,16 @@ final class RedisNodeClient implements RedisConnectionStateListener {
             call.record(index, this.notConnected);
             return;
         }
-        async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> call.record(index,
-                (failure != null) ? NodeReply.failure(failure)
-                        : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED));
+        if (this.awaitingReply.get() >= SET_LIMIT) {
+            call.record(index, this.unresponsive); // no SET sent, so no clean-up owed; nothing logged or thrown
+            return;
+        }
+        this.awaitingReply.incrementAndGet();
+        async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> {
+            this.awaitingReply.decrementAndGet();
+            call.record(index, (failure != null) ? NodeReply.failure(failure)
+                    : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED);
+        });
     }
 
     /**
@@ -196,16 +217,23 @@ final class RedisNodeClient implements RedisConnectionStateListener {
             call.record(index, this.notConnected);
             return;
         }
+        this.awaitingReply.incrementAndGet();
         if (!this.scriptsLoaded) {
-            async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args)
-                    .whenComplete((reply, failure) -> call.record(index, scriptReply(reply, failure)));
+            async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
+                this.awaitingReply.decrementAndGet();
+                call.record(index, scriptReply(reply, failure));
+            });
             return;
         }
         async.<Long>evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
+            this.awaitingReply.decrementAndGet();
             if (unwrap(failure) instanceof RedisNoScriptException) {
                 // Same connection, so it still runs after any command sent before it (e.g. a late SET).
-                async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args)
-                        .whenComplete((retried, again) -> call.record(index, scriptReply(retried, again)));
+                this.awaitingReply.incrementAndGet();
+                async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((retried, again) -> {
+                    this.awaitingReply.decrementAndGet();
+                    call.record(index, scriptReply(retried, again));
+                });
             }
             else {
                 call.record(index, scriptReply(reply, failure));

@@ -156,6 +156,39 @@ class RedlockFaultTests {
     }
 
     @Test
+    void frozenNodeStopsGettingSetsBeforeItsQueueIsFullAndStillGetsEveryCleanUp() {
+        java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
+        String frozen = redis.node(4).hostAndPort();
+        RedlockObserver observer = new RedlockObserver() {
+
+            @Override
+            public void nodeCommand(String node, String command, String outcome, long nanos) {
+                String key = (node.equals(frozen) ? "frozen " : "") + command + " " + outcome;
+                outcomes.computeIfAbsent(key, (k) -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+            }
+
+        };
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).observer(observer).build()) {
+            redis.node(4).pause();
+            int rounds = 0;
+            while (!outcomes.containsKey("frozen set rejected") && rounds < 3 * RedisNodeClient.SET_LIMIT) {
+                assertThat(redlock.acquire("k", Duration.ofSeconds(30), Duration.ZERO).release()).isTrue();
+                rounds++;
+            }
+            for (int i = 0; i < 100; i++) {
+                redlock.acquire("k", Duration.ofSeconds(30), Duration.ZERO).release();
+            }
+            assertThat(outcomes).containsKey("frozen set rejected");
+            assertThat(outcomes.keySet()).noneMatch((key) -> key.endsWith(" error")); // Lettuce never had to refuse
+            assertThat(outcomes).doesNotContainKey("frozen release rejected"); // every clean-up was sent
+            redis.node(4).resume();
+            // The node runs its backlog: each late SET is followed by its release, so no key survives.
+            awaitTrue(Duration.ofSeconds(30), () -> this.nodes.get(4, "redlock:k") == null
+                    && outcomes.getOrDefault("frozen release ok", new java.util.concurrent.atomic.AtomicInteger()).get() > 0);
+        }
+    }
+
+    @Test
     void acquisitionBudgetRejectsAnAttemptThatTookTooMuchOfTheTtl() {
         Duration ttl = Duration.ofSeconds(6);
         Duration slowness = Duration.ofMillis(2500);
