@@ -128,7 +128,8 @@ final class LockEngine {
                         + millis((long) (ttlNanos * this.acquisitionBudget));
             }
             if (reached && problem == null) {
-                RedlockLease lease = new RedlockLease(this, key, redisKey, token, tokenBytes, call.startNanos() + ttlNanos - drift);
+                RedlockLease lease = new RedlockLease(this, key, redisKey, token, tokenBytes, call,
+                        call.startNanos() + ttlNanos - drift);
                 if (this.held.add(lease) && this.held.size() > HELD_PURGE_THRESHOLD) {
                     this.held.removeIf((stale) -> !stale.isValid()); // leases whose holders never released them
                 }
@@ -138,7 +139,7 @@ final class LockEngine {
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
             // the failure, so that its next attempt follows the clean-up on every connection.
             return inProgramOrder(() -> {
-                sendRelease(redisKey, tokenBytes); // sent here, not through release(): one hop at most
+                sendRelease(redisKey, tokenBytes, call); // sent here, not through release(): one hop at most
                 return failed;
             });
         });
@@ -148,20 +149,20 @@ final class LockEngine {
      * Compare-and-delete on every node at once.
      * @return a future of whether a quorum still held the key with this token
      */
-    CompletableFuture<Boolean> release(byte[] redisKey, byte[] token) {
-        return inProgramOrder(() -> sendRelease(redisKey, token)).thenCompose(QuorumCall::decision);
+    CompletableFuture<Boolean> release(byte[] redisKey, byte[] token, QuorumCall acquisition) {
+        return inProgramOrder(() -> sendRelease(redisKey, token, acquisition)).thenCompose(QuorumCall::decision);
     }
 
     /** Sends the compare-and-delete from the current thread, which must keep program order (see inProgramOrder). */
-    private QuorumCall sendRelease(byte[] redisKey, byte[] token) {
-        return script(LuaScript.RELEASE, "release", new byte[][] { redisKey }, new byte[][] { token });
+    private QuorumCall sendRelease(byte[] redisKey, byte[] token, QuorumCall acquisition) {
+        return script(LuaScript.RELEASE, "release", new byte[][] { redisKey }, new byte[][] { token }, acquisition);
     }
 
     /** Releases a lease of this instance on every node and stops listing it as held. */
-    CompletableFuture<Boolean> release(RedlockLease lease, byte[] redisKey, byte[] token) {
+    CompletableFuture<Boolean> release(RedlockLease lease, byte[] redisKey, byte[] token, QuorumCall acquisition) {
         this.held.remove(lease);
         long start = System.nanoTime();
-        CompletableFuture<Boolean> released = release(redisKey, token);
+        CompletableFuture<Boolean> released = release(redisKey, token, acquisition);
         if (this.observer != null) {
             released.thenAccept((done) -> this.observer.released(done, System.nanoTime() - start));
         }
@@ -178,10 +179,10 @@ final class LockEngine {
      * @return a future of the new validity deadline ({@link System#nanoTime()} based), or
      * {@link #NOT_EXTENDED} when no quorum extended it within validity
      */
-    CompletableFuture<Long> extend(byte[] redisKey, byte[] token, long ttlMillis) {
+    CompletableFuture<Long> extend(byte[] redisKey, byte[] token, long ttlMillis, QuorumCall acquisition) {
         byte[][] keys = { redisKey };
         byte[][] args = { token, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
-        return inProgramOrder(() -> script(LuaScript.EXTEND, "extend", keys, args)).thenCompose((call) -> call.decision().thenApply((reached) -> {
+        return inProgramOrder(() -> script(LuaScript.EXTEND, "extend", keys, args, acquisition)).thenCompose((call) -> call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
             boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
@@ -192,10 +193,19 @@ final class LockEngine {
         }));
     }
 
-    private QuorumCall script(LuaScript script, String command, byte[][] keys, byte[][] args) {
+    /**
+     * Runs a follow-up script on every node the acquisition's SET may have reached; the others (refused
+     * before sending: disconnected, or too many replies pending) hold nothing of this lease.
+     */
+    private QuorumCall script(LuaScript script, String command, byte[][] keys, byte[][] args, QuorumCall acquisition) {
         QuorumCall call = newCall(command);
         for (int i = 0; i < this.nodes.length; i++) {
-            this.nodes[i].eval(script, keys, args, call, i);
+            if (acquisition.maySetOn(i)) {
+                this.nodes[i].eval(script, keys, args, call, i);
+            }
+            else {
+                call.record(i, NodeReply.NOT_SENT);
+            }
         }
         return call;
     }

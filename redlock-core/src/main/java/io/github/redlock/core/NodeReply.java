@@ -19,6 +19,9 @@ record NodeReply(Outcome outcome, String reason) {
     static final NodeReply DENIED = new NodeReply(Outcome.DENIED, "held by another client");
 
 
+    /** A follow-up not sent to a node that never received the SET: there is nothing of ours to touch. */
+    static final NodeReply NOT_SENT = new NodeReply(Outcome.SKIPPED, "no SET was sent to it");
+
     /** The reply of a node that has had no connection since start-up, with why. */
     static NodeReply notConnected(String why) {
         return new NodeReply(Outcome.REJECTED, "rejected: " + why);
@@ -29,13 +32,14 @@ record NodeReply(Outcome outcome, String reason) {
         return new NodeReply(Outcome.TIMEOUT, "timed out after " + TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos) + " ms");
     }
 
-    /** The outcome as the {@code redlock.node.command} meter names it. */
+    /** The outcome as the {@code redlock.node.command} meter names it; null when no command was sent. */
     String metricOutcome() {
         return switch (this.outcome) {
             case GRANTED, DENIED -> "ok";
             case REJECTED -> "rejected";
             case TIMEOUT -> "timeout";
             case ERROR -> "error";
+            case SKIPPED -> null;
         };
     }
 
@@ -77,7 +81,10 @@ record NodeReply(Outcome outcome, String reason) {
         TIMEOUT,
 
         /** The node or the connection reported an error. */
-        ERROR
+        ERROR,
+
+        /** Not sent on purpose: the node never received the SET this command would follow. */
+        SKIPPED
 
     }
 

@@ -80,7 +80,7 @@ final class QuorumCall implements TimerTask {
         if (!this.replies.compareAndSet(node, null, reply)) {
             return;
         }
-        if (this.observer != null) {
+        if (this.observer != null && reply.metricOutcome() != null) {
             this.observer.nodeCommand(this.nodes[node].name(), this.command, reply.metricOutcome(),
                     System.nanoTime() - this.startNanos);
         }
@@ -104,6 +104,15 @@ final class QuorumCall implements TimerTask {
             this.deadline.cancel();
             this.allReplies.complete(null);
         }
+    }
+
+    /**
+     * Whether the command of this call may have reached the node: anything but a refusal before sending.
+     * Follow-ups (clean-up, release, extend) go only to such nodes.
+     */
+    boolean maySetOn(int node) {
+        NodeReply reply = this.replies.get(node);
+        return reply == null || reply.outcome() != NodeReply.Outcome.REJECTED;
     }
 
     /** The node timeout passed: every node still silent counts as timed out. */

@@ -30,8 +30,9 @@ final class RedisNodeClient implements RedisConnectionStateListener {
 
     /**
      * Commands awaiting a reply past which no new SET is sent. It is half of Lettuce's per-connection bound,
-     * so that every SET sent keeps room for its clean-up or release: a frozen node that wakes up then
-     * deletes every late key, and Lettuce never has to refuse (and log) a command.
+     * and follow-ups go only to nodes that received the SET, so every SET sent keeps room for its clean-up
+     * or release: a frozen node that wakes up deletes every late key, and Lettuce never has to refuse (and
+     * log) a command.
      */
     static final int SET_LIMIT = NodeConnections.REQUEST_QUEUE_SIZE / 2;
 

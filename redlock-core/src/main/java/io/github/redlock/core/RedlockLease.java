@@ -30,18 +30,23 @@ public final class RedlockLease implements AutoCloseable {
 
     private final byte[] tokenBytes;
 
+    /** The acquisition's node replies: follow-ups skip nodes that never received the SET. */
+    private final QuorumCall acquisition;
+
     private final AtomicReference<CompletableFuture<Boolean>> release = new AtomicReference<>();
 
     private final Instant acquiredAt = Instant.now();
 
     private volatile long validUntilNanos;
 
-    RedlockLease(LockEngine engine, String key, byte[] redisKey, String token, byte[] tokenBytes, long validUntilNanos) {
+    RedlockLease(LockEngine engine, String key, byte[] redisKey, String token, byte[] tokenBytes, QuorumCall acquisition,
+            long validUntilNanos) {
         this.engine = engine;
         this.key = key;
         this.redisKey = redisKey;
         this.token = token;
         this.tokenBytes = tokenBytes;
+        this.acquisition = acquisition;
         this.validUntilNanos = validUntilNanos;
     }
 
@@ -102,7 +107,7 @@ public final class RedlockLease implements AutoCloseable {
         if (this.release.get() != null) {
             return false;
         }
-        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.tokenBytes, ttlMillis),
+        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.tokenBytes, ttlMillis, this.acquisition),
                 this.engine.callBoundNanos(), () -> LockEngine.NOT_EXTENDED);
         if (validUntil == LockEngine.NOT_EXTENDED) {
             return false;
@@ -135,7 +140,7 @@ public final class RedlockLease implements AutoCloseable {
         if (!this.release.compareAndSet(null, mine)) {
             return this.release.get();
         }
-        this.engine.release(this, this.redisKey, this.tokenBytes).whenComplete((released, failure) -> {
+        this.engine.release(this, this.redisKey, this.tokenBytes, this.acquisition).whenComplete((released, failure) -> {
             if (failure != null) {
                 mine.complete(false);
             }
