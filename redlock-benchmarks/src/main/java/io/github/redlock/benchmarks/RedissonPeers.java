@@ -37,7 +37,15 @@ final class RedissonPeers implements AutoCloseable {
         for (int i = 0; i < locks.length; i++) {
             locks[i] = this.clients.get(i).getLock(key);
         }
-        RedissonRedLock lock = new RedissonRedLock(locks);
+        return lockUnlock(new RedissonRedLock(locks), ttlMillis);
+    }
+
+    /** Lock and unlock with a plain RLock on the first node; returns whether it was acquired. */
+    boolean single(String key, long ttlMillis) throws InterruptedException {
+        return lockUnlock(this.clients.get(0).getLock(key), ttlMillis);
+    }
+
+    private static boolean lockUnlock(RLock lock, long ttlMillis) throws InterruptedException {
         try {
             if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
                 return false;
@@ -47,21 +55,6 @@ final class RedissonPeers implements AutoCloseable {
         }
         catch (RedisException ex) {
             return false; // e.g. its pool timed out under load: a failed attempt, as ours would report
-        }
-    }
-
-    /** Lock and unlock with a plain RLock on the first node; returns whether it was acquired. */
-    boolean single(String key, long ttlMillis) throws InterruptedException {
-        RLock lock = this.clients.get(0).getLock(key);
-        try {
-            if (!lock.tryLock(0, ttlMillis, TimeUnit.MILLISECONDS)) {
-                return false;
-            }
-            lock.unlock();
-            return true;
-        }
-        catch (RedisException ex) {
-            return false;
         }
     }
 
