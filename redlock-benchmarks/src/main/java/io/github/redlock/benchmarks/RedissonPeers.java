@@ -3,6 +3,7 @@ package io.github.redlock.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import org.redisson.Redisson;
@@ -53,8 +54,10 @@ final class RedissonPeers implements AutoCloseable {
             lock.unlock();
             return true;
         }
-        catch (RedisException ex) {
-            return false; // e.g. its pool timed out under load: a failed attempt, as ours would report
+        catch (RedisException | CompletionException | IllegalMonitorStateException ex) {
+            // Its pool or write timed out under load (RedissonMultiLock rethrows these wrapped in a
+            // CompletionException), or unlock found the lease gone: a failed attempt, as ours would report.
+            return false;
         }
     }
 

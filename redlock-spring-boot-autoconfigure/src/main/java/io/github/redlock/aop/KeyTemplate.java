@@ -8,6 +8,8 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.common.CompositeStringExpression;
 import org.springframework.expression.common.LiteralExpression;
 import org.springframework.expression.common.TemplateParserContext;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
@@ -16,8 +18,6 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  * null is an error, so that {@code "order:#{#order.id}"} never locks {@code "order:"} for every order.
  */
 final class KeyTemplate {
-
-    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
     private static final TemplateParserContext TEMPLATE = new TemplateParserContext("#{", "}");
 
@@ -31,11 +31,14 @@ final class KeyTemplate {
     }
 
     /**
-     * Parses a template whose placeholders were resolved.
+     * Parses a template whose placeholders were resolved. Its parts are compiled to bytecode once they have
+     * run a few times (SpEL's mixed mode falls back to interpreting them when that fails).
+     * @param classLoader sees the types the parts use: the annotated class's loader
      * @throws ParseException when a part is not valid SpEL
      */
-    static KeyTemplate parse(String template) {
-        Expression expression = PARSER.parseExpression(template, TEMPLATE);
+    static KeyTemplate parse(String template, ClassLoader classLoader) {
+        SpelExpressionParser parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
+        Expression expression = parser.parseExpression(template, TEMPLATE);
         List<Expression> parts = (expression instanceof CompositeStringExpression composite)
                 ? List.of(composite.getExpressions()) : List.of(expression);
         return new KeyTemplate(template, parts);

@@ -53,7 +53,7 @@ final class LockedMethods {
         if (annotation == null) {
             throw new IllegalStateException(description + " is not annotated with @Redlocked");
         }
-        KeyTemplate key = parseKey(annotation.key(), description);
+        KeyTemplate key = parseKey(annotation.key(), description, targetClass.getClassLoader());
         Duration ttl = duration(annotation.ttl(), "ttl", this.defaultTtl, description);
         if (ttl.isNegative() || ttl.toMillis() < 1) {
             throw new RedlockConfigurationException("@Redlocked ttl of " + description + " is " + ttl + ", below 1 ms.",
@@ -74,7 +74,7 @@ final class LockedMethods {
         return new LockedMethod(annotation.key(), key, ttl, waitTime, annotation.onFailure(), result, description);
     }
 
-    private KeyTemplate parseKey(String template, String description) {
+    private KeyTemplate parseKey(String template, String description, ClassLoader classLoader) {
         if (template.isBlank()) {
             throw new RedlockConfigurationException("@Redlocked on " + description + " has a blank key.",
                     "Give it a key naming what it protects, e.g. @Redlocked(key = \"order:#{#order.id}\").", null);
@@ -89,7 +89,7 @@ final class LockedMethods {
                     "Define the property, or give the placeholder a default (${name:default}).", ex);
         }
         try {
-            return KeyTemplate.parse(resolved);
+            return KeyTemplate.parse(resolved, classLoader);
         }
         catch (ParseException ex) {
             throw new RedlockConfigurationException("@Redlocked key '" + template + "' of " + description

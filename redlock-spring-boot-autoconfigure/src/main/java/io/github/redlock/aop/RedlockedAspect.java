@@ -1,11 +1,13 @@
 package io.github.redlock.aop;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.github.redlock.annotation.OnFailure;
@@ -45,9 +47,9 @@ public class RedlockedAspect {
 
     private final ThreadLocal<Map<String, Integer>> held = ThreadLocal.withInitial(HashMap::new);
 
-    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final ParameterNameDiscoverer parameterNames = new CachingParameterNames();
 
-    private final BeanFactory beanFactory;
+    private final BeanFactoryResolver beanResolver;
 
     private final ObjectProvider<Redlock> redlock;
 
@@ -64,7 +66,7 @@ public class RedlockedAspect {
      */
     public RedlockedAspect(BeanFactory beanFactory, Environment environment, Supplier<Duration> defaultTtl,
             Supplier<Duration> defaultWaitTime) {
-        this.beanFactory = beanFactory;
+        this.beanResolver = new BeanFactoryResolver(beanFactory);
         this.redlock = beanFactory.getBeanProvider(Redlock.class);
         this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime);
         this.observer = beanFactory.getBeanProvider(RedlockedObserver.class);
@@ -140,7 +142,7 @@ public class RedlockedAspect {
         }
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 new RedlockedRoot(method, args, target, targetClass), method, args, this.parameterNames);
-        context.setBeanResolver(new BeanFactoryResolver(this.beanFactory));
+        context.setBeanResolver(this.beanResolver);
         return locked.key().evaluate(context, locked.description());
     }
 
@@ -211,6 +213,31 @@ public class RedlockedAspect {
             if (this.onRelease != null) {
                 this.onRelease.run();
             }
+        }
+
+    }
+
+    /** Parameter names, discovered once per method instead of on every key evaluation. */
+    private static final class CachingParameterNames implements ParameterNameDiscoverer {
+
+        private static final String[] UNKNOWN = new String[0];
+
+        private final ParameterNameDiscoverer discoverer = new DefaultParameterNameDiscoverer();
+
+        private final Map<Method, String[]> names = new ConcurrentHashMap<>();
+
+        @Override
+        public String[] getParameterNames(Method method) {
+            String[] found = this.names.computeIfAbsent(method, (key) -> {
+                String[] discovered = this.discoverer.getParameterNames(key);
+                return (discovered != null) ? discovered : UNKNOWN;
+            });
+            return (found != UNKNOWN) ? found : null;
+        }
+
+        @Override
+        public String[] getParameterNames(Constructor<?> constructor) {
+            return this.discoverer.getParameterNames(constructor);
         }
 
     }
