@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import io.netty.util.Timeout;
 import io.netty.util.Timer;
+import io.netty.util.TimerTask;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
@@ -27,6 +29,12 @@ final class LockEngine {
 
     /** Returned by {@link #extend} when the extension did not reach a quorum within validity. */
     static final long NOT_EXTENDED = Long.MIN_VALUE;
+
+    /**
+     * Returned by {@link #extend} when so many nodes answered that the key is not this lease's (gone or
+     * taken) that no quorum can ever extend it again.
+     */
+    static final long REFUSED = Long.MIN_VALUE + 1;
 
     /**
      * Token sources: independent DRBG instances, one picked at random per token. A single shared
@@ -56,6 +64,9 @@ final class LockEngine {
 
     private final long nodeTimeoutNanos;
 
+    /** How long a refused writer stays queued (keeping new readers out) without trying again, in ms. */
+    private final byte[] writerQueueMillis;
+
     private final NodeReply timedOut;
 
     private final long callBoundNanos;
@@ -79,6 +90,9 @@ final class LockEngine {
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
         this.observer = observer;
+        // Longer than the largest jittered retry delay plus the attempts' node timeouts.
+        long queueMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(3 * retryDelayNanos + 4 * nodeTimeoutNanos));
+        this.writerQueueMillis = Long.toString(queueMillis).getBytes(StandardCharsets.US_ASCII);
         // Every call is decided by its node timeout; the rest is slack for a heavily loaded host.
         this.callBoundNanos = nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
     }
@@ -91,8 +105,27 @@ final class LockEngine {
         return this.callBoundNanos;
     }
 
+    RedlockObserver observer() {
+        return this.observer;
+    }
+
+    long retryDelayNanos() {
+        return this.retryDelayNanos;
+    }
+
+    /** Stops accepting acquisitions and stops every lease's auto-extension and loss watch. */
     void close() {
         this.closed = true;
+        this.held.forEach(RedlockLease::stopWatching);
+    }
+
+    boolean isClosed() {
+        return this.closed;
+    }
+
+    /** Runs a task on the engine's timer (coarse: about 10 ms), e.g. a lease's next extension. */
+    Timeout schedule(TimerTask task, long delayNanos) {
+        return this.timer.newTimeout(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -101,24 +134,34 @@ final class LockEngine {
      * is released.
      * @return the last attempt: with a lease, or the facts of its failure
      */
-    CompletableFuture<Attempt> acquire(String key, String redisKey, long ttlMillis, long waitNanos) {
+    CompletableFuture<Attempt> acquire(LockType type, String key, String redisKey, long ttlMillis, long waitNanos) {
         CompletableFuture<Attempt> result = new CompletableFuture<>();
-        byte[] redisKeyBytes = redisKey.getBytes(StandardCharsets.UTF_8);
-        new Retries(key, redisKeyBytes, ttlMillis, System.nanoTime() + waitNanos, result).run();
+        new Retries(type, key, type.keys(redisKey), ttlMillis, System.nanoTime() + waitNanos, result).run();
         return result;
     }
 
     /**
-     * One attempt: SET NX PX to every node at once, decided as soon as the outcome is known. The lock is
-     * held iff a quorum agreed and {@code validity = ttl - elapsed - drift > 0} (and, when configured,
-     * the attempt stayed within the acquisition budget). Otherwise the key is deleted on every node.
+     * One attempt: SET NX PX (or the read or write lock's script) to every node at once, decided as soon as
+     * the outcome is known. The lock is held iff a quorum agreed and {@code validity = ttl - elapsed - drift > 0}
+     * (and, when configured, the attempt stayed within the acquisition budget). Otherwise the lease's
+     * entries are deleted on every node; a writer that will try again stays queued.
      */
-    private CompletableFuture<Attempt> attempt(String key, byte[] redisKey, long ttlMillis) {
+    private CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
+            long deadlineNanos) {
         String token = newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
-        QuorumCall call = newCall("set");
+        QuorumCall call = newCall(type.command());
+        LuaScript script = type.acquireScript();
+        byte[][] args = (script == null) ? null : (type == LockType.WRITE)
+                ? new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.writerQueueMillis }
+                : new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
         for (int i = 0; i < this.nodes.length; i++) {
-            this.nodes[i].setIfAbsent(redisKey, tokenBytes, ttlMillis, call, i);
+            if (script == null) {
+                this.nodes[i].setIfAbsent(keys.acquire()[0], tokenBytes, ttlMillis, call, i);
+            }
+            else {
+                this.nodes[i].acquire(script, keys.acquire(), args, call, i);
+            }
         }
         return call.decision().thenCompose((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
@@ -134,41 +177,39 @@ final class LockEngine {
                         + millis((long) (ttlNanos * this.acquisitionBudget));
             }
             if (reached && problem == null) {
-                RedlockLease lease = new RedlockLease(this, key, redisKey, token, tokenBytes, call,
+                RedlockLease lease = new RedlockLease(this, type, key, keys, token, tokenBytes, call, ttlMillis,
                         call.startNanos() + ttlNanos - drift);
                 if (this.held.add(lease) && this.held.size() > HELD_PURGE_THRESHOLD) {
                     this.held.removeIf((stale) -> !stale.isValid()); // leases whose holders never released them
                 }
                 return CompletableFuture.completedFuture(Attempt.acquired(lease));
             }
-            Attempt failed = Attempt.failed(call, problem);
+            boolean retrying = System.nanoTime() - deadlineNanos < 0;
+            Attempt failed = Attempt.failed(call, problem, retrying);
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
             // the failure, so that its next attempt follows the clean-up on every connection.
+            LuaScript cleanup = retrying ? type.retryCleanupScript() : type.releaseScript();
             return inProgramOrder(() -> {
-                sendRelease(redisKey, tokenBytes, call); // sent here, not through release(): one hop at most
+                // sent here, not through release(): one hop at most
+                script(cleanup, "release", keys.cleanup(retrying), new byte[][] { tokenBytes }, call);
                 return failed;
             });
         });
     }
 
     /**
-     * Compare-and-delete on every node at once.
-     * @return a future of whether a quorum still held the key with this token
+     * Releases a lease of this instance on every node at once (compare-and-delete, or removal of the
+     * reader's token) and stops listing it as held.
+     * @return a future of whether a quorum still held the lease
      */
-    CompletableFuture<Boolean> release(byte[] redisKey, byte[] token, QuorumCall acquisition) {
-        return inProgramOrder(() -> sendRelease(redisKey, token, acquisition)).thenCompose(QuorumCall::decision);
-    }
-
-    /** Sends the compare-and-delete from the current thread, which must keep program order (see inProgramOrder). */
-    private QuorumCall sendRelease(byte[] redisKey, byte[] token, QuorumCall acquisition) {
-        return script(LuaScript.RELEASE, "release", new byte[][] { redisKey }, new byte[][] { token }, acquisition);
-    }
-
-    /** Releases a lease of this instance on every node and stops listing it as held. */
-    CompletableFuture<Boolean> release(RedlockLease lease, byte[] redisKey, byte[] token, QuorumCall acquisition) {
+    CompletableFuture<Boolean> release(RedlockLease lease) {
         this.held.remove(lease);
         long start = System.nanoTime();
-        CompletableFuture<Boolean> released = release(redisKey, token, acquisition);
+        LockType type = lease.type();
+        byte[][] keys = lease.keys().release();
+        byte[][] args = { lease.tokenBytes() };
+        CompletableFuture<Boolean> released = inProgramOrder(() -> script(type.releaseScript(), "release", keys, args,
+                lease.acquisition())).thenCompose(QuorumCall::decision);
         if (this.observer != null) {
             released.thenAccept((done) -> this.observer.released(done, System.nanoTime() - start));
         }
@@ -181,21 +222,25 @@ final class LockEngine {
     }
 
     /**
-     * Compare-and-PEXPIRE on every node at once.
-     * @return a future of the new validity deadline ({@link System#nanoTime()} based), or
-     * {@link #NOT_EXTENDED} when no quorum extended it within validity
+     * Compare-and-PEXPIRE (for a reader: renewal of its token's expiry) on every node at once.
+     * @return a future of the new validity deadline ({@link System#nanoTime()} based), {@link #NOT_EXTENDED}
+     * when no quorum extended it within validity, or {@link #REFUSED} when a quorum never can
      */
-    CompletableFuture<Long> extend(byte[] redisKey, byte[] token, long ttlMillis, QuorumCall acquisition) {
-        byte[][] keys = { redisKey };
-        byte[][] args = { token, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
-        return inProgramOrder(() -> script(LuaScript.EXTEND, "extend", keys, args, acquisition)).thenCompose((call) -> call.decision().thenApply((reached) -> {
+    CompletableFuture<Long> extend(RedlockLease lease, long ttlMillis) {
+        byte[][] keys = lease.keys().extend();
+        byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        LuaScript script = lease.type().extendScript();
+        return inProgramOrder(() -> script(script, "extend", keys, args, lease.acquisition())).thenCompose((call) -> call.decision().thenApply((reached) -> {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
             long drift = drift(ttlNanos);
             boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
             if (this.observer != null) {
                 this.observer.extended(valid, System.nanoTime() - call.startNanos());
             }
-            return valid ? call.startNanos() + ttlNanos - drift : NOT_EXTENDED;
+            if (valid) {
+                return call.startNanos() + ttlNanos - drift;
+            }
+            return (call.denied() > this.nodes.length - this.quorum) ? REFUSED : NOT_EXTENDED;
         }));
     }
 
@@ -296,18 +341,18 @@ final class LockEngine {
      * The outcome of an acquisition: a lease, or the node replies of the last attempt (null when no attempt
      * was decided) and what else went wrong.
      */
-    record Attempt(RedlockLease lease, QuorumCall call, String problem, int attempts) {
+    record Attempt(RedlockLease lease, QuorumCall call, String problem, int attempts, boolean retrying) {
 
         static Attempt acquired(RedlockLease lease) {
-            return new Attempt(lease, null, null, 1);
+            return new Attempt(lease, null, null, 1, false);
         }
 
-        static Attempt failed(QuorumCall call, String problem) {
-            return new Attempt(null, call, problem, 1);
+        static Attempt failed(QuorumCall call, String problem, boolean retrying) {
+            return new Attempt(null, call, problem, 1, retrying);
         }
 
         Attempt afterAttempts(int count) {
-            return new Attempt(this.lease, this.call, this.problem, count);
+            return new Attempt(this.lease, this.call, this.problem, count, false);
         }
 
         int agreed() {
@@ -323,9 +368,11 @@ final class LockEngine {
     /** The retry loop of one acquisition; each step runs on an I/O thread or the JDK's delay scheduler. */
     private final class Retries implements Runnable {
 
+        private final LockType type;
+
         private final String key;
 
-        private final byte[] redisKey;
+        private final LockType.Keys keys;
 
         private final long ttlMillis;
 
@@ -335,9 +382,11 @@ final class LockEngine {
 
         private int attempts;
 
-        Retries(String key, byte[] redisKey, long ttlMillis, long deadlineNanos, CompletableFuture<Attempt> result) {
+        Retries(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
+                CompletableFuture<Attempt> result) {
+            this.type = type;
             this.key = key;
-            this.redisKey = redisKey;
+            this.keys = keys;
             this.ttlMillis = ttlMillis;
             this.deadlineNanos = deadlineNanos;
             this.result = result;
@@ -353,7 +402,7 @@ final class LockEngine {
                 return;
             }
             this.attempts++;
-            attempt(this.key, this.redisKey, this.ttlMillis).whenComplete((attempt, failure) -> {
+            attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos).whenComplete((attempt, failure) -> {
                 if (failure != null) {
                     this.result.completeExceptionally(failure);
                 }
@@ -363,12 +412,13 @@ final class LockEngine {
                     }
                 }
                 else {
+                    // The clean-up decided whether this was the last attempt (a writer then left the queue).
                     long remaining = this.deadlineNanos - System.nanoTime();
-                    if (remaining <= 0) {
+                    if (!attempt.retrying()) {
                         this.result.complete(attempt.afterAttempts(this.attempts));
                     }
                     else {
-                        long delay = Math.min(jitteredDelay(), remaining);
+                        long delay = Math.max(0, Math.min(jitteredDelay(), remaining));
                         CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(this);
                     }
                 }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * A Lua script of the algorithm, loaded once from the classpath, called by its SHA-1 digest (EVALSHA) with
@@ -17,6 +18,20 @@ final class LuaScript {
     static final LuaScript RELEASE = load("release.lua");
 
     static final LuaScript EXTEND = load("extend.lua");
+
+    static final LuaScript ACQUIRE_READ = load("acquire-read.lua");
+
+    static final LuaScript ACQUIRE_WRITE = load("acquire-write.lua");
+
+    static final LuaScript RELEASE_READ = load("release-read.lua");
+
+    static final LuaScript RELEASE_WRITE = load("release-write.lua");
+
+    static final LuaScript EXTEND_READ = load("extend-read.lua");
+
+    /** Every script, loaded on each connection as it connects. */
+    static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
+            EXTEND_READ);
 
     private final String body;
 

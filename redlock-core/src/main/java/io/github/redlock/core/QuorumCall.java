@@ -160,6 +160,18 @@ final class QuorumCall implements TimerTask {
         return this.granted;
     }
 
+    /** How many nodes answered no (the key is not this client's there) so far. */
+    int denied() {
+        int denied = 0;
+        for (int i = 0; i < this.nodes.length; i++) {
+            NodeReply reply = this.replies.get(i);
+            if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED) {
+                denied++;
+            }
+        }
+        return denied;
+    }
+
     /**
      * Returns the nodes that answered no, failed or timed out so far, by {@code host:port}, with their reasons.
      * @return failures in node order

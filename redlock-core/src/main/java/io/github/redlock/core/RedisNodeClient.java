@@ -175,8 +175,8 @@ final class RedisNodeClient implements RedisConnectionStateListener {
         if (this.closed || async == null) {
             return;
         }
-        CompletableFuture.allOf(async.scriptLoad(LuaScript.RELEASE.body()).toCompletableFuture(),
-                async.scriptLoad(LuaScript.EXTEND.body()).toCompletableFuture()).whenComplete((loaded, failure) -> {
+        CompletableFuture.allOf(LuaScript.ALL.stream().map((script) -> async.scriptLoad(script.body()).toCompletableFuture())
+                .toArray(CompletableFuture[]::new)).whenComplete((loaded, failure) -> {
                     if (failure == null) {
                         this.scriptsLoaded = true;
                     }
@@ -206,6 +206,18 @@ final class RedisNodeClient implements RedisConnectionStateListener {
             call.record(index, (failure != null) ? NodeReply.failure(failure)
                     : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED);
         });
+    }
+
+    /**
+     * Sends an acquisition script (read or write lock) and records whether the node granted it; refused
+     * without sending, like a SET, while too many replies are pending.
+     */
+    void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        if (this.commands != null && this.awaitingReply.get() >= SET_LIMIT) {
+            call.record(index, this.unresponsive);
+            return;
+        }
+        eval(script, keys, args, call, index);
     }
 
     /**

@@ -75,7 +75,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(key, ttl, waitTime).lease());
+        return Optional.ofNullable(acquireBlocking(LockType.EXCLUSIVE, key, ttl, waitTime).lease());
     }
 
     /**
@@ -89,7 +89,118 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquire(String key, Duration ttl, Duration waitTime) {
-        LockEngine.Attempt attempt = acquireBlocking(key, ttl, waitTime);
+        return acquireOrThrow(LockType.EXCLUSIVE, key, ttl, waitTime);
+    }
+
+    /**
+     * Makes one attempt to acquire the read lock of {@code key}, without waiting. Any number of readers hold
+     * it together; a writer holding it, or waiting for it, keeps new readers out. The read-write lock of a
+     * key is separate from its exclusive lock (see {@link #tryAcquireWrite(String, Duration, Duration)}).
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @return the reader's lease, or empty if a writer holds or waits for the lock, or no quorum answered
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquireRead(String key, Duration ttl) {
+        return tryAcquireRead(key, ttl, Duration.ZERO);
+    }
+
+    /**
+     * Attempts to acquire the read lock of {@code key}, retrying after jittered delays until {@code waitTime}
+     * has passed; see {@link #tryAcquireRead(String, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the reader's lease, or empty if it could not be acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquireRead(String key, Duration ttl, Duration waitTime) {
+        return Optional.ofNullable(acquireBlocking(LockType.READ, key, ttl, waitTime).lease());
+    }
+
+    /**
+     * Attempts to acquire the read lock of {@code key} without blocking the caller; see
+     * {@link #tryAcquireAsync(String, Duration, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the reader's lease, or of empty if it could not be acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<Optional<RedlockLease>> tryAcquireReadAsync(String key, Duration ttl, Duration waitTime) {
+        return acquireAsync(LockType.READ, key, ttl, waitTime);
+    }
+
+    /**
+     * Acquires the read lock of {@code key}, retrying until {@code waitTime} has passed, or throws.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the reader's lease
+     * @throws RedlockAcquisitionException if it was not acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public RedlockLease acquireRead(String key, Duration ttl, Duration waitTime) {
+        return acquireOrThrow(LockType.READ, key, ttl, waitTime);
+    }
+
+    /**
+     * Makes one attempt to acquire the write lock of {@code key}, without waiting. It excludes readers and
+     * other writers of the key. See {@link #tryAcquireWrite(String, Duration, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @return the writer's lease, or empty if readers or a writer hold the lock, or no quorum answered
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquireWrite(String key, Duration ttl) {
+        return tryAcquireWrite(key, ttl, Duration.ZERO);
+    }
+
+    /**
+     * Attempts to acquire the write lock of {@code key}, retrying after jittered delays until
+     * {@code waitTime} has passed. Once refused, the writer is queued on the nodes until it gets the lock
+     * or stops trying: meanwhile new readers are refused, so a stream of readers cannot starve it. The
+     * read-write lock lives in keys of its own ({@code <prefix><key>:writer}, {@code :readers} and
+     * {@code :queue}), so it does not exclude, and is not excluded by, the exclusive lock of the same key.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the writer's lease, or empty if it could not be acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquireWrite(String key, Duration ttl, Duration waitTime) {
+        return Optional.ofNullable(acquireBlocking(LockType.WRITE, key, ttl, waitTime).lease());
+    }
+
+    /**
+     * Attempts to acquire the write lock of {@code key} without blocking the caller; see
+     * {@link #tryAcquireAsync(String, Duration, Duration)} and {@link #tryAcquireWrite(String, Duration, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the writer's lease, or of empty if it could not be acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<Optional<RedlockLease>> tryAcquireWriteAsync(String key, Duration ttl, Duration waitTime) {
+        return acquireAsync(LockType.WRITE, key, ttl, waitTime);
+    }
+
+    /**
+     * Acquires the write lock of {@code key}, retrying until {@code waitTime} has passed, or throws; see
+     * {@link #tryAcquireWrite(String, Duration, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the writer's lease
+     * @throws RedlockAcquisitionException if it was not acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public RedlockLease acquireWrite(String key, Duration ttl, Duration waitTime) {
+        return acquireOrThrow(LockType.WRITE, key, ttl, waitTime);
+    }
+
+    private RedlockLease acquireOrThrow(LockType type, String key, Duration ttl, Duration waitTime) {
+        LockEngine.Attempt attempt = acquireBlocking(type, key, ttl, waitTime);
         if (attempt.lease() != null) {
             return attempt.lease();
         }
@@ -116,7 +227,11 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(String key, Duration ttl, Duration waitTime) {
-        CompletableFuture<LockEngine.Attempt> attempt = start(key, ttl, waitTime);
+        return acquireAsync(LockType.EXCLUSIVE, key, ttl, waitTime);
+    }
+
+    private CompletableFuture<Optional<RedlockLease>> acquireAsync(LockType type, String key, Duration ttl, Duration waitTime) {
+        CompletableFuture<LockEngine.Attempt> attempt = start(type, key, ttl, waitTime);
         CompletableFuture<Optional<RedlockLease>> result = attempt.thenApply((done) -> Optional.ofNullable(done.lease()));
         result.whenComplete((value, failure) -> {
             if (result.isCancelled()) {
@@ -156,8 +271,9 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Closes the connections to the nodes and, unless they were given to the builder, the Lettuce
-     * resources. Leases still held expire with their ttl. Never throws.
+     * Stops the automatic extension of every lease, then closes the connections to the nodes and, unless
+     * they were given to the builder, the Lettuce resources. Leases still held expire with their ttl.
+     * Never throws.
      */
     @Override
     public void close() {
@@ -175,22 +291,22 @@ public final class Redlock implements AutoCloseable {
                 + this.engine.quorum() + "]";
     }
 
-    private LockEngine.Attempt acquireBlocking(String key, Duration ttl, Duration waitTime) {
+    private LockEngine.Attempt acquireBlocking(LockType type, String key, Duration ttl, Duration waitTime) {
         long waitNanos = waitNanos(waitTime);
-        CompletableFuture<LockEngine.Attempt> attempt = start(key, ttl, waitTime);
+        CompletableFuture<LockEngine.Attempt> attempt = start(type, key, ttl, waitTime);
         return LockEngine.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
                 () -> LockEngine.Attempt.failed(null, Thread.currentThread().isInterrupted()
-                        ? "interrupted while acquiring" : "no decision within the wait time and node timeouts"));
+                        ? "interrupted while acquiring" : "no decision within the wait time and node timeouts", false));
     }
 
-    private CompletableFuture<LockEngine.Attempt> start(String key, Duration ttl, Duration waitTime) {
+    private CompletableFuture<LockEngine.Attempt> start(LockType type, String key, Duration ttl, Duration waitTime) {
         checkKey(key);
         long ttlMillis = ttlMillis(ttl);
         long waitNanos = waitNanos(waitTime);
         if (this.closed) {
             throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
         }
-        return this.engine.acquire(key, this.keyPrefix + key, ttlMillis, waitNanos);
+        return this.engine.acquire(type, key, this.keyPrefix + key, ttlMillis, waitNanos);
     }
 
     private static void checkKey(String key) {

@@ -1,14 +1,23 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+
+import io.netty.util.Timeout;
 
 /**
  * A held Redlock: the key, the token stored under it on a quorum of nodes, and the validity deadline
- * (measured with a monotonic clock) until which the holder may rely on being the only one. Release it
- * with {@link #release()} or try-with-resources; {@link #extend(Duration)} renews it.
+ * (measured with a monotonic clock) until which the holder may rely on being the only one (or, for a
+ * read lock, on no writer holding it). Release it with {@link #release()} or try-with-resources;
+ * {@link #extend(Duration)} renews it, {@link #autoExtend(Duration)} keeps renewing it while work of unknown
+ * length runs, and {@link #lost()} tells when it was lost before its release.
  *
  * <pre>{@code
  * try (RedlockLease lease = redlock.acquire("order:42", Duration.ofSeconds(10), Duration.ofSeconds(2))) {
@@ -20,11 +29,30 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class RedlockLease implements AutoCloseable {
 
+    private static final System.Logger logger = System.getLogger(RedlockLease.class.getName());
+
+    private static final VarHandle LOST;
+
+    private static final VarHandle HOLD_DEADLINE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            LOST = lookup.findVarHandle(RedlockLease.class, "lost", CompletableFuture.class);
+            HOLD_DEADLINE = lookup.findVarHandle(RedlockLease.class, "holdDeadlineNanos", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final LockEngine engine;
+
+    private final LockType type;
 
     private final String key;
 
-    private final byte[] redisKey;
+    private final LockType.Keys keys;
 
     private final String token;
 
@@ -37,16 +65,36 @@ public final class RedlockLease implements AutoCloseable {
 
     private final Instant acquiredAt = Instant.now();
 
+    private final long ttlMillis;
+
     private volatile long validUntilNanos;
 
-    RedlockLease(LockEngine engine, String key, byte[] redisKey, String token, byte[] tokenBytes, QuorumCall acquisition,
-            long validUntilNanos) {
+    /** Why the lease was lost before its release, or null. */
+    private volatile String lostBecause;
+
+    /** Completed when the lease is lost; created on demand by {@link #lost()}. */
+    @SuppressWarnings("unused") // through LOST
+    private volatile CompletableFuture<Void> lost;
+
+    /** When auto-extension stops ({@link System#nanoTime()} based), or 0 when it is off. */
+    @SuppressWarnings("unused") // through HOLD_DEADLINE
+    private volatile long holdDeadlineNanos;
+
+    private volatile Duration maxHold;
+
+    /** The timer task of the next extension or validity check, or null. */
+    private volatile Timeout watch;
+
+    RedlockLease(LockEngine engine, LockType type, String key, LockType.Keys keys, String token, byte[] tokenBytes,
+            QuorumCall acquisition, long ttlMillis, long validUntilNanos) {
         this.engine = engine;
+        this.type = type;
         this.key = key;
-        this.redisKey = redisKey;
+        this.keys = keys;
         this.token = token;
         this.tokenBytes = tokenBytes;
         this.acquisition = acquisition;
+        this.ttlMillis = ttlMillis;
         this.validUntilNanos = validUntilNanos;
     }
 
@@ -88,11 +136,11 @@ public final class RedlockLease implements AutoCloseable {
     }
 
     /**
-     * Returns whether the lease is neither released nor expired.
+     * Returns whether the lease is neither released, lost nor expired.
      * @return {@code true} while the holder may rely on holding the lock
      */
     public boolean isValid() {
-        return this.release.get() == null && this.validUntilNanos - System.nanoTime() > 0;
+        return this.release.get() == null && this.lostBecause == null && this.validUntilNanos - System.nanoTime() > 0;
     }
 
     /**
@@ -107,13 +155,77 @@ public final class RedlockLease implements AutoCloseable {
         if (this.release.get() != null) {
             return false;
         }
-        long validUntil = LockEngine.await(this.engine.extend(this.redisKey, this.tokenBytes, ttlMillis, this.acquisition),
-                this.engine.callBoundNanos(), () -> LockEngine.NOT_EXTENDED);
-        if (validUntil == LockEngine.NOT_EXTENDED) {
+        long validUntil = LockEngine.await(this.engine.extend(this, ttlMillis), this.engine.callBoundNanos(),
+                () -> LockEngine.NOT_EXTENDED);
+        if (validUntil == LockEngine.NOT_EXTENDED || validUntil == LockEngine.REFUSED || this.lostBecause != null) {
             return false;
         }
         this.validUntilNanos = validUntil;
         return true;
+    }
+
+    /**
+     * Keeps the lease while its holder works, for work of unknown length: on the lock's shared timer (no
+     * thread per lease), the lease is extended by its ttl each time half of the ttl remains, until
+     * {@code maxHold} after the acquisition; from then on it runs out. An extension that fails is retried while
+     * a quarter of the ttl remains. If none succeeds, or a majority of nodes say the key is no longer this
+     * lease's, the lease is lost: {@link #isValid()} turns false, {@link #lost()} completes, and an error is
+     * logged. Release stops the extension, as does closing the {@link Redlock}.
+     * @param maxHold how long after the acquisition the extension stops, positive
+     * @return this lease
+     * @throws IllegalArgumentException if {@code maxHold} is null, zero or negative
+     * @throws IllegalStateException if the lease was released, or is extended automatically already
+     */
+    public RedlockLease autoExtend(Duration maxHold) {
+        if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
+            throw new IllegalArgumentException("maxHold must be positive (e.g. 10m), was " + maxHold);
+        }
+        if (this.release.get() != null) {
+            throw new IllegalStateException("The lease of '" + this.key + "' was released: there is nothing to extend");
+        }
+        long deadline = this.acquisition.startNanos() + saturatedNanos(maxHold);
+        if (deadline == 0) {
+            deadline = 1; // 0 means "off"
+        }
+        if (!HOLD_DEADLINE.compareAndSet(this, 0L, deadline)) {
+            throw new IllegalStateException("The lease of '" + this.key + "' is extended automatically already");
+        }
+        this.maxHold = maxHold;
+        watchIn(nextExtensionDelay());
+        return this;
+    }
+
+    /**
+     * Returns a future that completes when the lease is lost before its release: an automatic extension
+     * failed, or the validity ran out while the lease was held (also after {@code maxHold}). It never
+     * completes once the lease was released first. The first call on a lease that is not extended
+     * automatically arms a timer at the end of its validity.
+     * @return a future of the loss, one per call (completing it does not affect the lease)
+     */
+    public CompletableFuture<Void> lost() {
+        CompletableFuture<Void> signal = this.lost;
+        if (signal == null) {
+            CompletableFuture<Void> created = new CompletableFuture<>();
+            signal = LOST.compareAndExchange(this, null, created) instanceof CompletableFuture<?> existing
+                    ? castVoid(existing) : created;
+            if (signal == created) {
+                if (this.lostBecause != null) {
+                    created.complete(null);
+                }
+                else if (this.holdDeadlineNanos == 0) {
+                    watchIn(this.validUntilNanos - System.nanoTime());
+                }
+            }
+        }
+        return signal.copy();
+    }
+
+    /**
+     * Returns why the lease was lost, if it was.
+     * @return the reason, or empty while the lease was not lost
+     */
+    public Optional<String> lostReason() {
+        return Optional.ofNullable(this.lostBecause);
     }
 
     /**
@@ -140,7 +252,8 @@ public final class RedlockLease implements AutoCloseable {
         if (!this.release.compareAndSet(null, mine)) {
             return this.release.get();
         }
-        this.engine.release(this, this.redisKey, this.tokenBytes, this.acquisition).whenComplete((released, failure) -> {
+        stopWatching();
+        this.engine.release(this).whenComplete((released, failure) -> {
             if (failure != null) {
                 mine.complete(false);
             }
@@ -166,7 +279,119 @@ public final class RedlockLease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedlockLease[key=" + this.key + ", remainingValidity=" + remainingValidity() + "]";
+        return "RedlockLease[key=" + this.key + ((this.type != LockType.EXCLUSIVE) ? ", " + this.type.name().toLowerCase(Locale.ROOT) : "")
+                + ", remainingValidity=" + remainingValidity() + "]";
+    }
+
+    LockType type() {
+        return this.type;
+    }
+
+    LockType.Keys keys() {
+        return this.keys;
+    }
+
+    byte[] tokenBytes() {
+        return this.tokenBytes;
+    }
+
+    QuorumCall acquisition() {
+        return this.acquisition;
+    }
+
+    /** Cancels the pending extension or validity check; a running extension's result is ignored. */
+    void stopWatching() {
+        Timeout current = this.watch;
+        if (current != null) {
+            current.cancel();
+        }
+    }
+
+    private boolean released() {
+        return this.release.get() != null;
+    }
+
+    private void watchIn(long delayNanos) {
+        if (released() || this.lostBecause != null || this.engine.isClosed()) {
+            return;
+        }
+        this.watch = this.engine.schedule((timeout) -> check(), delayNanos);
+        if (released()) {
+            stopWatching(); // released meanwhile: no timer survives its lease
+        }
+    }
+
+    /** When the next extension is due: once half of the ttl remains. */
+    private long nextExtensionDelay() {
+        return this.validUntilNanos - System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 2;
+    }
+
+    /** On the timer: extends the lease when auto-extension runs, else checks whether validity ran out. */
+    private void check() {
+        if (released() || this.lostBecause != null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long holdDeadline = this.holdDeadlineNanos;
+        long validLeft = this.validUntilNanos - now;
+        if (holdDeadline != 0 && validLeft > 0) {
+            long ttl = Math.min(this.ttlMillis, TimeUnit.NANOSECONDS.toMillis(holdDeadline - now));
+            if (ttl >= 1) {
+                this.engine.extend(this, ttl).whenComplete((validUntil, failure) -> afterExtension(
+                        (failure != null) ? LockEngine.NOT_EXTENDED : validUntil));
+                return;
+            }
+        }
+        if (validLeft > 0) {
+            watchIn(validLeft); // extended by hand meanwhile, or past maxHold: check again when it runs out
+            return;
+        }
+        markLost((holdDeadline != 0) ? "its validity ran out after the maximum hold of " + this.maxHold
+                : "its validity ran out before it was released (ttl " + this.ttlMillis + " ms)");
+    }
+
+    private void afterExtension(long validUntil) {
+        if (released()) {
+            return;
+        }
+        if (validUntil != LockEngine.NOT_EXTENDED && validUntil != LockEngine.REFUSED) {
+            this.validUntilNanos = validUntil;
+            watchIn(nextExtensionDelay());
+            return;
+        }
+        long validLeft = this.validUntilNanos - System.nanoTime();
+        long quarter = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 4;
+        if (validUntil == LockEngine.REFUSED) {
+            markLost("a majority of nodes no longer hold its token (expired or taken), so it could not be extended");
+        }
+        else if (validLeft > quarter) {
+            watchIn((validLeft - quarter) / 2); // no quorum in time: try again while a quarter remains
+        }
+        else {
+            markLost("no quorum of nodes extended it in time");
+        }
+    }
+
+    private void markLost(String reason) {
+        if (released() || this.lostBecause != null) {
+            return;
+        }
+        this.lostBecause = reason;
+        logger.log(System.Logger.Level.ERROR, "Lost the " + ((this.type == LockType.EXCLUSIVE) ? "" : this.type.name().toLowerCase(Locale.ROOT) + " ")
+                + "lock '" + this.key + "': " + reason + ". Another client may hold it now; stop the work it protects.");
+        CompletableFuture<Void> signal = this.lost;
+        if (signal != null) {
+            signal.complete(null);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<Void> castVoid(CompletableFuture<?> future) {
+        return (CompletableFuture<Void>) future;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        return (duration.compareTo(Duration.ofDays(365)) > 0) ? TimeUnit.DAYS.toNanos(365) : duration.toNanos();
     }
 
 }

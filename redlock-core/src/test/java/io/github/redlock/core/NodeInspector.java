@@ -41,6 +41,33 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** The members of a sorted set on a node (e.g. the reader tokens of a read-write lock). */
+    List<String> members(int node, String key) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return connection.sync().zrange(key, 0, -1);
+        }
+    }
+
+    /** Adds a member to a sorted set on a node with a score of now + ttl by the node's clock, as a reader would. */
+    void addReader(int node, String key, String token, Duration ttl) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            long nowMillis = connection.sync().time().stream().map(Long::parseLong).reduce((seconds, micros) -> seconds * 1000 + micros / 1000).orElseThrow();
+            connection.sync().zadd(key, nowMillis + ttl.toMillis(), token);
+            connection.sync().pexpire(key, ttl.toMillis());
+        }
+    }
+
+    /** Whether the key exists on each node, in node order. */
+    List<Boolean> exists(String key) {
+        List<Boolean> exists = new ArrayList<>();
+        for (int i = 0; i < this.uris.size(); i++) {
+            try (StatefulRedisConnection<String, String> connection = connect(i)) {
+                exists.add(connection.sync().exists(key) == 1);
+            }
+        }
+        return exists;
+    }
+
     /** Values of the key on every node, in node order (null where absent). */
     List<String> values(String key) {
         List<String> values = new ArrayList<>();

@@ -1,0 +1,93 @@
+package io.github.redlock.core;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The kinds of lock and the Redis keys and scripts of each. The exclusive lock is one string key set with
+ * {@code SET NX PX}. A read-write lock is a key space of its own, apart from the exclusive lock of the same
+ * name: a writer key ({@code <prefix><key>:writer}), a sorted set of reader tokens scored by expiry
+ * ({@code <prefix><key>:readers}) and a sorted set of queued writers ({@code <prefix><key>:queue}).
+ */
+enum LockType {
+
+    /** The classic Redlock: one holder. */
+    EXCLUSIVE("set"),
+
+    /** Shared with other readers; excluded by a writer holding or waiting. */
+    READ("acquire-read"),
+
+    /** One holder, excluded by readers and other writers. */
+    WRITE("acquire-write");
+
+    private final String command;
+
+    LockType(String command) {
+        this.command = command;
+    }
+
+    /** The acquisition command's name for the observer. */
+    String command() {
+        return this.command;
+    }
+
+    /** The Redis keys of a lock of this type, and which of them each step uses. */
+    Keys keys(String redisKey) {
+        if (this == EXCLUSIVE) {
+            byte[][] key = { redisKey.getBytes(StandardCharsets.UTF_8) };
+            return new Keys(key, key, key, key);
+        }
+        byte[] writer = (redisKey + ":writer").getBytes(StandardCharsets.UTF_8);
+        byte[] readers = (redisKey + ":readers").getBytes(StandardCharsets.UTF_8);
+        byte[] queue = (redisKey + ":queue").getBytes(StandardCharsets.UTF_8);
+        byte[][] all = { writer, readers, queue };
+        return (this == READ) ? new Keys(all, new byte[][] { readers }, new byte[][] { readers }, null)
+                : new Keys(all, new byte[][] { writer, queue }, new byte[][] { writer }, new byte[][] { writer });
+    }
+
+    /** The script that acquires a lock of this type on one node; none for the exclusive lock (SET NX PX). */
+    LuaScript acquireScript() {
+        return switch (this) {
+            case EXCLUSIVE -> null;
+            case READ -> LuaScript.ACQUIRE_READ;
+            case WRITE -> LuaScript.ACQUIRE_WRITE;
+        };
+    }
+
+    /** The script that releases a lease of this type (and cleans up after a final failed attempt). */
+    LuaScript releaseScript() {
+        return switch (this) {
+            case EXCLUSIVE -> LuaScript.RELEASE;
+            case READ -> LuaScript.RELEASE_READ;
+            case WRITE -> LuaScript.RELEASE_WRITE;
+        };
+    }
+
+    /**
+     * The script that cleans up after a failed attempt that will be retried: for a writer it deletes its key
+     * but keeps it queued, so that new readers stay out while it waits.
+     */
+    LuaScript retryCleanupScript() {
+        return (this == WRITE) ? LuaScript.RELEASE : releaseScript();
+    }
+
+    /** The script that extends a lease of this type. */
+    LuaScript extendScript() {
+        return (this == READ) ? LuaScript.EXTEND_READ : LuaScript.EXTEND;
+    }
+
+    /**
+     * The keys of one lock.
+     * @param acquire the acquisition's keys (the exclusive key, or writer, readers and queue)
+     * @param release the release's keys
+     * @param extend the extension's keys
+     * @param retryCleanup the keys of the clean-up before a retry, or null when it is the release's
+     */
+    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup) {
+
+        byte[][] cleanup(boolean retrying) {
+            return (retrying && this.retryCleanup != null) ? this.retryCleanup : this.release;
+        }
+
+    }
+
+}

@@ -1,0 +1,171 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Automatic extension (the watchdog) and the loss signal, on five real nodes.
+ */
+class RedlockAutoExtendTests {
+
+    private static final Duration SHORT_TTL = Duration.ofMillis(500);
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    private Redlock redlock;
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.redlock = Redlock.builder().nodes(redis.uris()).build();
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.redlock.close();
+        this.nodes.close();
+    }
+
+    @Test
+    void autoExtensionKeepsAShortLeaseForWorkSixTimesLongerThenReleaseRemovesIt() throws Exception {
+        RedlockLease lease = this.redlock.acquire("report", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        CompletableFuture<Void> lost = lease.lost();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        int checks = 0;
+        while (System.nanoTime() < end) {
+            assertThat(this.nodes.values("redlock:report")).as("after %d checks", checks).containsOnly(lease.token());
+            assertThat(lease.isValid()).isTrue();
+            checks++;
+            Thread.sleep(100);
+        }
+        assertThat(checks).isGreaterThan(10);
+        assertThat(lost).isNotDone();
+        assertThat(lease.release()).isTrue();
+        this.nodes.awaitAbsent("redlock:report");
+        Thread.sleep(SHORT_TTL.toMillis()); // no extension after the release brings it back
+        assertThat(this.nodes.values("redlock:report")).containsOnlyNulls();
+        assertThat(lost).isNotDone();
+    }
+
+    @Test
+    void readAndWriteLeasesAreExtendedToo() throws Exception {
+        RedlockLease reader = this.redlock.tryAcquireRead("doc", SHORT_TTL).orElseThrow().autoExtend(Duration.ofMinutes(1));
+        Thread.sleep(3 * SHORT_TTL.toMillis());
+        assertThat(reader.isValid()).isTrue();
+        assertThat(this.nodes.members(1, "redlock:doc:readers")).containsExactly(reader.token());
+        assertThat(reader.release()).isTrue();
+
+        RedlockLease writer = this.redlock.tryAcquireWrite("doc", SHORT_TTL, Duration.ofSeconds(1)).orElseThrow()
+                .autoExtend(Duration.ofMinutes(1));
+        Thread.sleep(3 * SHORT_TTL.toMillis());
+        assertThat(writer.isValid()).isTrue();
+        assertThat(this.nodes.values("redlock:doc:writer")).containsOnly(writer.token());
+        assertThat(writer.release()).isTrue();
+    }
+
+    @Test
+    void extensionStopsAtMaxHoldAndTheLeaseIsThenLost() throws Exception {
+        long start = System.nanoTime();
+        RedlockLease lease = this.redlock.acquire("job", Duration.ofMillis(300), Duration.ZERO).autoExtend(Duration.ofSeconds(1));
+        CompletableFuture<Void> lost = lease.lost();
+        Thread.sleep(700);
+        assertThat(lease.isValid()).isTrue();
+        assertThat(this.nodes.values("redlock:job")).containsOnly(lease.token());
+        lost.get(5, TimeUnit.SECONDS);
+        long lostAfter = TestSupport.millisSince(start);
+        assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(900);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold"));
+        this.nodes.awaitAbsent("redlock:job"); // the nodes let it expire: held for at most maxHold
+        assertThat(lease.release()).isFalse();
+    }
+
+    @Test
+    void allNodesFrozenPastValidityRaiseTheLossSignal() throws Exception {
+        RedlockLease lease = this.redlock.acquire("frozen", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        CompletableFuture<Void> lost = lease.lost();
+        long start = System.nanoTime();
+        for (int i = 0; i < 5; i++) {
+            redis.node(i).pause();
+        }
+        try {
+            lost.get(10, TimeUnit.SECONDS);
+            long lostAfter = TestSupport.millisSince(start);
+            assertThat(lostAfter).as("lost after %d ms", lostAfter).isLessThan(5_000);
+            assertThat(lease.isValid()).isFalse();
+            assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("no quorum"));
+        }
+        finally {
+            for (int i = 0; i < 5; i++) {
+                redis.node(i).resume();
+            }
+        }
+        assertThat(lease.extend(SHORT_TTL)).isFalse(); // lost for good
+    }
+
+    @Test
+    void aLeaseTakenByAnotherClientIsLostAtTheNextExtension() throws Exception {
+        RedlockLease lease = this.redlock.acquire("taken", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        CompletableFuture<Void> lost = lease.lost();
+        for (int i = 0; i < 3; i++) {
+            this.nodes.set(i, "redlock:taken", "someone-else", Duration.ofSeconds(30));
+        }
+        lost.get(5, TimeUnit.SECONDS);
+        assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("majority"));
+        assertThat(lease.isValid()).isFalse();
+        assertThat(this.nodes.get(0, "redlock:taken")).isEqualTo("someone-else");
+    }
+
+    @Test
+    void lostCompletesWhenTheValidityOfALeaseWithoutExtensionRunsOut() throws Exception {
+        RedlockLease lease = this.redlock.acquire("short", Duration.ofMillis(200), Duration.ZERO);
+        lease.lost().get(5, TimeUnit.SECONDS);
+        assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("ran out"));
+
+        RedlockLease released = this.redlock.acquire("short2", Duration.ofMillis(200), Duration.ZERO);
+        CompletableFuture<Void> notLost = released.lost();
+        released.release();
+        Thread.sleep(400);
+        assertThat(notLost).isNotDone();
+        assertThat(released.lostReason()).isEmpty();
+    }
+
+    @Test
+    void closingTheRedlockStopsExtension() throws Exception {
+        RedlockLease lease = this.redlock.acquire("closing", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        this.redlock.close();
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:closing").stream().allMatch((value) -> value == null));
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void badOrRepeatedAutoExtendCallsAreRefusedClearly() {
+        RedlockLease lease = this.redlock.acquire("args", SHORT_TTL, Duration.ZERO);
+        assertThatIllegalArgumentException().isThrownBy(() -> lease.autoExtend(null)).withMessageContaining("maxHold");
+        assertThatIllegalArgumentException().isThrownBy(() -> lease.autoExtend(Duration.ZERO)).withMessageContaining("maxHold");
+        lease.autoExtend(Duration.ofSeconds(5));
+        assertThatIllegalStateException().isThrownBy(() -> lease.autoExtend(Duration.ofSeconds(5)))
+                .withMessageContaining("'args'").withMessageContaining("already");
+        lease.release();
+        RedlockLease released = this.redlock.acquire("args2", SHORT_TTL, Duration.ZERO);
+        released.release();
+        assertThatIllegalStateException().isThrownBy(() -> released.autoExtend(Duration.ofSeconds(5)))
+                .withMessageContaining("released");
+    }
+
+}

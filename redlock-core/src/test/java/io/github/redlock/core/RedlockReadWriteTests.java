@@ -1,0 +1,329 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The read-write lock on five real nodes: shared readers, exclusive writers, expiry, foreign state, and a
+ * writer that a stream of readers cannot starve.
+ */
+class RedlockReadWriteTests {
+
+    private static final String WRITER = "redlock:doc:writer";
+
+    private static final String READERS = "redlock:doc:readers";
+
+    private static final String QUEUE = "redlock:doc:queue";
+
+    private static final Duration TTL = Duration.ofSeconds(10);
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    private Redlock redlock;
+
+    private Redlock other;
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.redlock = Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).build();
+        this.other = Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).build();
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.redlock.close();
+        this.other.close();
+        this.nodes.close();
+    }
+
+    @Test
+    void manyReadersHoldTheLockAtOnce() {
+        List<RedlockLease> readers = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Redlock client = (i % 2 == 0) ? this.redlock : this.other;
+            readers.add(client.tryAcquireRead("doc", TTL).orElseThrow());
+        }
+        for (int node = 0; node < 5; node++) {
+            assertThat(this.nodes.members(node, READERS)).containsExactlyInAnyOrderElementsOf(
+                    readers.stream().map(RedlockLease::token).toList());
+        }
+        assertThat(readers).allMatch(RedlockLease::isValid);
+        assertThat(this.nodes.exists(WRITER)).containsOnly(false);
+        readers.forEach((reader) -> assertThat(reader.release()).isTrue());
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(READERS).stream().noneMatch(Boolean::booleanValue));
+    }
+
+    @Test
+    void readersKeepAWriterOutUntilTheLastOneLeaves() {
+        RedlockLease first = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
+        RedlockLease second = this.other.tryAcquireRead("doc", TTL).orElseThrow();
+        assertThat(this.other.tryAcquireWrite("doc", TTL)).isEmpty();
+        assertThat(first.release()).isTrue();
+        assertThat(this.other.tryAcquireWrite("doc", TTL)).isEmpty();
+        assertThat(second.release()).isTrue();
+        RedlockLease writer = this.other.tryAcquireWrite("doc", TTL, Duration.ofSeconds(2)).orElseThrow();
+        assertThat(this.nodes.values(WRITER)).containsOnly(writer.token());
+        assertThat(writer.release()).isTrue();
+        this.nodes.awaitAbsent(WRITER);
+    }
+
+    @Test
+    void aWriterKeepsReadersAndWritersOut() {
+        RedlockLease writer = this.redlock.acquireWrite("doc", TTL, Duration.ZERO);
+        assertThat(this.other.tryAcquireRead("doc", TTL)).isEmpty();
+        assertThat(this.other.tryAcquireWrite("doc", TTL)).isEmpty();
+        assertThatExceptionOfType(RedlockAcquisitionException.class)
+                .isThrownBy(() -> this.other.acquireRead("doc", TTL, Duration.ofMillis(100)))
+                .withMessageContaining("'doc'");
+        assertThat(this.nodes.exists(READERS)).containsOnly(false);
+        assertThat(writer.release()).isTrue();
+        assertThat(this.other.tryAcquireRead("doc", TTL, Duration.ofSeconds(2))).isPresent();
+    }
+
+    @Test
+    void theReadWriteLockIsSeparateFromTheExclusiveLockOfTheSameKey() {
+        RedlockLease exclusive = this.redlock.acquire("doc", TTL, Duration.ZERO);
+        RedlockLease writer = this.other.acquireWrite("doc", TTL, Duration.ZERO);
+        assertThat(this.nodes.values("redlock:doc")).containsOnly(exclusive.token());
+        assertThat(this.nodes.values(WRITER)).containsOnly(writer.token());
+        assertThat(writer.release()).isTrue();
+        assertThat(exclusive.release()).isTrue();
+    }
+
+    @Test
+    void readAndWriteLeasesExpireByThemselves() {
+        RedlockLease reader = this.redlock.tryAcquireRead("doc", Duration.ofMillis(300)).orElseThrow();
+        assertThat(this.other.tryAcquireWrite("doc", TTL)).isEmpty();
+        awaitTrue(Duration.ofSeconds(5), () -> !reader.isValid());
+        RedlockLease writer = this.other.tryAcquireWrite("doc", Duration.ofMillis(300), Duration.ofSeconds(2)).orElseThrow();
+        assertThat(this.nodes.members(0, READERS)).isEmpty(); // the expired reader was purged, not waited for
+        awaitTrue(Duration.ofSeconds(5), () -> !writer.isValid());
+        assertThat(this.redlock.tryAcquireRead("doc", TTL, Duration.ofSeconds(2))).isPresent();
+        assertThat(reader.release()).isFalse();
+        assertThat(writer.release()).isFalse();
+    }
+
+    @Test
+    void extendRenewsReadersAndWriters() {
+        RedlockLease reader = this.redlock.tryAcquireRead("doc", Duration.ofMillis(400)).orElseThrow();
+        assertThat(reader.extend(Duration.ofSeconds(20))).isTrue();
+        assertThat(reader.remainingValidity()).isGreaterThan(Duration.ofSeconds(15));
+        assertThat(this.nodes.pttl(2, READERS)).isGreaterThan(15_000L);
+        assertThat(reader.release()).isTrue();
+        assertThat(reader.extend(Duration.ofSeconds(20))).isFalse();
+
+        RedlockLease writer = this.redlock.tryAcquireWrite("doc", Duration.ofMillis(400)).orElseThrow();
+        assertThat(writer.extend(Duration.ofSeconds(20))).isTrue();
+        assertThat(this.nodes.pttl(3, WRITER)).isGreaterThan(15_000L);
+        assertThat(writer.release()).isTrue();
+    }
+
+    @Test
+    void asyncFormsAcquireAndRelease() throws Exception {
+        Optional<RedlockLease> reader = this.redlock.tryAcquireReadAsync("doc", TTL, Duration.ZERO).get(5, TimeUnit.SECONDS);
+        assertThat(reader).isPresent();
+        assertThat(this.other.tryAcquireWriteAsync("doc", TTL, Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
+        assertThat(reader.get().releaseAsync().get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(this.other.tryAcquireWriteAsync("doc", TTL, Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS)).isPresent();
+    }
+
+    @Test
+    void foreignWriterOnAMinorityDoesNotStopReadersAndStaysUntouched() {
+        this.nodes.set(0, WRITER, "foreign", Duration.ofSeconds(60));
+        this.nodes.set(4, WRITER, "foreign", Duration.ofSeconds(60));
+        RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
+        assertThat(this.nodes.members(0, READERS)).isEmpty();
+        assertThat(this.nodes.members(2, READERS)).containsExactly(reader.token());
+        assertThat(reader.release()).isTrue();
+        assertThat(this.nodes.values(WRITER)).containsExactly("foreign", null, null, null, "foreign");
+    }
+
+    @Test
+    void foreignWriterOnAMajorityStopsReadersAndLeavesNoReaderBehind() {
+        for (int node : new int[] { 1, 2, 3 }) {
+            this.nodes.set(node, WRITER, "foreign", Duration.ofSeconds(60));
+        }
+        assertThat(this.redlock.tryAcquireRead("doc", TTL)).isEmpty();
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(READERS).stream().noneMatch(Boolean::booleanValue));
+        assertThat(this.nodes.values(WRITER)).containsExactly(null, "foreign", "foreign", "foreign", null);
+    }
+
+    @Test
+    void foreignReadersOnAMajorityStopAWriterThatLeavesNoKeyAndNoQueueEntryBehind() {
+        for (int node : new int[] { 0, 2, 4 }) {
+            this.nodes.addReader(node, READERS, "foreign", Duration.ofSeconds(60));
+        }
+        assertThat(this.redlock.tryAcquireWrite("doc", TTL, Duration.ofMillis(200))).isEmpty();
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(WRITER).stream().noneMatch(Boolean::booleanValue)
+                && this.nodes.exists(QUEUE).stream().noneMatch(Boolean::booleanValue));
+        assertThat(this.nodes.members(2, READERS)).containsExactly("foreign");
+        // The writer gave up and left the queue, so readers are welcome again at once.
+        assertThat(this.other.tryAcquireRead("doc", TTL)).isPresent();
+    }
+
+    @Test
+    void aWaitingWriterKeepsNewReadersOutUntilItHasHadItsTurn() throws Exception {
+        RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
+        Future<Optional<RedlockLease>> writer = this.other.tryAcquireWriteAsync("doc", TTL, Duration.ofSeconds(10));
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(QUEUE).stream().filter(Boolean::booleanValue).count() >= 3);
+        assertThat(this.redlock.tryAcquireRead("doc", TTL)).isEmpty(); // queued behind the writer
+        assertThat(writer.isDone()).isFalse();
+        reader.release();
+        RedlockLease written = writer.get(5, TimeUnit.SECONDS).orElseThrow();
+        // Left the queue as it took the lock (the last nodes may answer a moment after the quorum).
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(QUEUE).stream().noneMatch(Boolean::booleanValue));
+        written.release();
+        assertThat(this.redlock.tryAcquireRead("doc", TTL)).isPresent(); // drained: unfair again
+    }
+
+    @Test
+    void readersNeverSeeAHalfWrittenValue() throws Exception {
+        AtomicLong first = new AtomicLong();
+        AtomicLong second = new AtomicLong();
+        AtomicInteger torn = new AtomicInteger();
+        AtomicInteger reads = new AtomicInteger();
+        AtomicInteger writes = new AtomicInteger();
+        AtomicInteger writersInside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        long runNanos = TimeUnit.SECONDS.toNanos(TestSupport.SOAK ? 30 : 3);
+        long end = System.nanoTime() + runNanos;
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                boolean writer = i < 2;
+                Redlock client = (i % 2 == 0) ? this.redlock : this.other;
+                workers.add(pool.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        if (writer) {
+                            Optional<RedlockLease> lease = client.tryAcquireWrite("doc", TTL, Duration.ofSeconds(2));
+                            if (lease.isEmpty()) {
+                                continue;
+                            }
+                            if (writersInside.incrementAndGet() > 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            long value = first.get() + 1;
+                            first.set(value);
+                            sleep(2); // the torn moment a reader must never see
+                            second.set(value);
+                            writersInside.decrementAndGet();
+                            writes.incrementAndGet();
+                            lease.get().release();
+                        }
+                        else {
+                            Optional<RedlockLease> lease = client.tryAcquireRead("doc", TTL, Duration.ofSeconds(2));
+                            if (lease.isEmpty()) {
+                                continue;
+                            }
+                            if (writersInside.get() > 0 || first.get() != second.get()) {
+                                torn.incrementAndGet();
+                            }
+                            sleep(1);
+                            reads.incrementAndGet();
+                            lease.get().release();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get(runNanos + TimeUnit.SECONDS.toNanos(60), TimeUnit.NANOSECONDS);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(torn.get()).isZero();
+        assertThat(overlaps.get()).isZero();
+        assertThat(writes.get()).isPositive();
+        assertThat(reads.get()).isPositive();
+        assertThat(first.get()).isEqualTo(writes.get());
+    }
+
+    @Test
+    void aWriterIsNotStarvedByEightThreadsOfBackToBackReaders() throws Exception {
+        int rounds = TestSupport.SOAK ? 20 : 3;
+        List<Long> waits = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger reads = new AtomicInteger();
+        CountDownLatch readersRunning = new CountDownLatch(8);
+        try {
+            for (int i = 0; i < 8; i++) {
+                Redlock client = (i % 2 == 0) ? this.redlock : this.other;
+                pool.submit(() -> {
+                    boolean counted = false;
+                    while (!stop.get()) {
+                        Optional<RedlockLease> lease = client.tryAcquireRead("doc", TTL, Duration.ofSeconds(1));
+                        if (lease.isPresent()) {
+                            if (!counted) {
+                                readersRunning.countDown();
+                                counted = true;
+                            }
+                            reads.incrementAndGet();
+                            sleep(20);
+                            lease.get().release();
+                        }
+                    }
+                    return null;
+                });
+            }
+            assertThat(readersRunning.await(20, TimeUnit.SECONDS)).isTrue();
+            for (int round = 0; round < rounds; round++) {
+                int readsBefore = reads.get();
+                long start = System.nanoTime();
+                RedlockLease writer = this.other.tryAcquireWrite("doc", TTL, Duration.ofSeconds(10)).orElse(null);
+                long waited = TestSupport.millisSince(start);
+                assertThat(writer).as("writer starved for %d ms in round %d", waited, round).isNotNull();
+                waits.add(waited);
+                sleep(5);
+                writer.release();
+                awaitTrue(Duration.ofSeconds(10), () -> reads.get() > readsBefore + 8); // readers are back in between
+            }
+        }
+        finally {
+            stop.set(true);
+            pool.shutdown();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        Collections.sort(waits);
+        System.out.printf("Writer wait under 8 reader threads (ms) over %d rounds: p50 %d, max %d, reads %d%n", rounds,
+                waits.get(waits.size() / 2), waits.get(waits.size() - 1), reads.get());
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}
