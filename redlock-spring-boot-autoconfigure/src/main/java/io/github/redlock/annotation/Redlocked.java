@@ -22,7 +22,18 @@ import java.lang.annotation.Target;
  * The lock is released when the method returns or throws; for a method returning a
  * {@code CompletionStage}, a Reactor {@code Mono} or {@code Flux}, when the asynchronous result completes
  * (a {@code Mono} or {@code Flux} acquires it when subscribed). Nested calls on the same thread for the
- * same key are re-entrant. The method must be called through the Spring proxy (not from its own class).
+ * same key are re-entrant (a write lock also covers nested reads; a read lock cannot be upgraded to a
+ * write lock, which is an error). The method must be called through the Spring proxy (not from its own class).
+ * <p>
+ * For work of unknown length, {@code autoExtend = true} keeps extending the lock while the method runs, up to
+ * {@code maxHold}:
+ * <pre>{@code
+ * @Redlocked(key = "rebuild:#{#catalog}", ttl = "30s", autoExtend = true, maxHold = "2h", interruptOnLoss = true)
+ * public void rebuild(String catalog) { … }
+ *
+ * @Redlocked(key = "prices", mode = LockMode.READ)
+ * public Price price(String sku) { … }
+ * }</pre>
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -58,5 +69,38 @@ public @interface Redlocked {
      * @return {@link OnFailure#THROW} (the default) or {@link OnFailure#SKIP}
      */
     OnFailure onFailure() default OnFailure.THROW;
+
+    /**
+     * Which lock to take: the exclusive lock (the default), or the read or the write lock of the key's
+     * read-write lock, which is separate from the exclusive one.
+     * @return the lock mode
+     */
+    LockMode mode() default LockMode.EXCLUSIVE;
+
+    /**
+     * Whether to keep extending the lock while the method runs: each time half of the ttl remains, the lock
+     * is extended by the ttl, until {@link #maxHold()} after the acquisition. If an extension fails, the
+     * lock is lost: {@code redlock.lost} is counted, an error is logged and, with {@link #interruptOnLoss()},
+     * the method's thread is interrupted. Extension stops when the method returns, throws, or its
+     * asynchronous result completes.
+     * @return whether to extend automatically
+     */
+    boolean autoExtend() default false;
+
+    /**
+     * With {@link #autoExtend()}: how long after the acquisition extension stops, in Spring Boot's duration
+     * format; placeholders allowed. Empty for {@code redlock.default-max-hold}. Set only with
+     * {@code autoExtend = true}.
+     * @return the maximum hold time
+     */
+    String maxHold() default "";
+
+    /**
+     * Whether to interrupt the thread running the method when its lock is lost before the method returns
+     * (an extension failed, or the validity ran out), so that interruptible work stops. For synchronous
+     * methods only. Default false.
+     * @return whether to interrupt on loss
+     */
+    boolean interruptOnLoss() default false;
 
 }

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.OnFailure;
 
 import org.springframework.util.ClassUtils;
@@ -21,9 +22,23 @@ import org.springframework.util.ClassUtils;
  * @param onFailure what to do without the lock
  * @param result how the method's result completes
  * @param description the method as errors name it, e.g. {@code OrderService.pay(Order)}
+ * @param mode which lock it takes
+ * @param maxHold how long auto-extension lasts, or null when the lock is not extended automatically
+ * @param interruptOnLoss whether to interrupt the method's thread when the lock is lost
  */
 record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
-        String description) {
+        String description, LockMode mode, Duration maxHold, boolean interruptOnLoss) {
+
+    /** Whether the lease is watched for loss while the method runs (extension, or interruption). */
+    boolean watchesLoss() {
+        return this.maxHold != null || this.interruptOnLoss;
+    }
+
+    /** Whether the result completes when the method returns. */
+    boolean synchronous() {
+        return this.result == Result.VALUE || this.result == Result.PRIMITIVE || this.result == Result.OPTIONAL;
+    }
+
 
     static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono", LockedMethod.class.getClassLoader());
 

@@ -33,10 +33,14 @@ final class LockedMethods {
 
     private final Supplier<Duration> defaultWaitTime;
 
-    LockedMethods(Environment environment, Supplier<Duration> defaultTtl, Supplier<Duration> defaultWaitTime) {
+    private final Supplier<Duration> defaultMaxHold;
+
+    LockedMethods(Environment environment, Supplier<Duration> defaultTtl, Supplier<Duration> defaultWaitTime,
+            Supplier<Duration> defaultMaxHold) {
         this.environment = environment;
         this.defaultTtl = defaultTtl;
         this.defaultWaitTime = defaultWaitTime;
+        this.defaultMaxHold = defaultMaxHold;
     }
 
     LockedMethod get(Method method, Class<?> targetClass) {
@@ -71,7 +75,28 @@ final class LockedMethods {
                     "Make " + description + " return void, a wrapper type (e.g. Integer) or an Optional, or use "
                             + "onFailure = OnFailure.THROW.", null);
         }
-        return new LockedMethod(annotation.key(), key, ttl, waitTime, annotation.onFailure(), result, description);
+        Duration maxHold = null;
+        if (annotation.autoExtend()) {
+            maxHold = duration(annotation.maxHold(), "maxHold", this.defaultMaxHold, description);
+            if (maxHold.isNegative() || maxHold.isZero()) {
+                throw new RedlockConfigurationException("@Redlocked maxHold of " + description + " is " + maxHold
+                        + ", not positive.", "Give " + description + " a positive maxHold, e.g. @Redlocked(autoExtend = true, "
+                                + "maxHold = \"1h\"), or set redlock.default-max-hold.", null);
+            }
+        }
+        else if (!annotation.maxHold().isBlank()) {
+            throw new RedlockConfigurationException("@Redlocked on " + description + " sets maxHold without autoExtend = true, "
+                    + "so maxHold would have no effect.", "Add autoExtend = true, or remove maxHold.", null);
+        }
+        if (annotation.interruptOnLoss() && !(result == LockedMethod.Result.VALUE || result == LockedMethod.Result.PRIMITIVE
+                || result == LockedMethod.Result.OPTIONAL)) {
+            throw new RedlockConfigurationException("@Redlocked(interruptOnLoss = true) on " + description + ", which returns "
+                    + specific.getReturnType().getSimpleName() + ": its work does not run on the calling thread, so there is "
+                    + "no thread to interrupt.", "Remove interruptOnLoss, and stop the asynchronous work from the lease's "
+                            + "loss some other way, or make the method synchronous.", null);
+        }
+        return new LockedMethod(annotation.key(), key, ttl, waitTime, annotation.onFailure(), result, description,
+                annotation.mode(), maxHold, annotation.interruptOnLoss());
     }
 
     private KeyTemplate parseKey(String template, String description, ClassLoader classLoader) {

@@ -8,8 +8,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
 import io.github.redlock.core.Redlock;
@@ -38,14 +41,18 @@ import org.springframework.util.ReflectionUtils;
 /**
  * The aspect behind {@link Redlocked @Redlocked}: evaluates the key, acquires the lock (or skips or throws),
  * runs the method, and releases the lock when the method's result is complete. Nested calls on one thread
- * for a key it already holds run without locking again.
+ * for a key it already holds run without locking again (a held write lock covers nested reads; a held read
+ * lock cannot be upgraded). With auto-extension, the lease is extended while the method runs.
  */
 @Aspect
 public class RedlockedAspect {
 
     private static final Log logger = LogFactory.getLog(RedlockedAspect.class);
 
-    private final ThreadLocal<Map<String, Integer>> held = ThreadLocal.withInitial(HashMap::new);
+    /** Marks the read-write locks in the held map apart from the exclusive locks of the same keys. */
+    private static final String READ_WRITE = "\u0000rw:";
+
+    private final ThreadLocal<Map<String, Reentry>> held = ThreadLocal.withInitial(HashMap::new);
 
     private final ParameterNameDiscoverer parameterNames = new CachingParameterNames();
 
@@ -63,12 +70,13 @@ public class RedlockedAspect {
      * @param environment resolves {@code ${…}} placeholders
      * @param defaultTtl the ttl of annotations that set none
      * @param defaultWaitTime the wait time of annotations that set none
+     * @param defaultMaxHold the maximum hold of auto-extended annotations that set none
      */
     public RedlockedAspect(BeanFactory beanFactory, Environment environment, Supplier<Duration> defaultTtl,
-            Supplier<Duration> defaultWaitTime) {
+            Supplier<Duration> defaultWaitTime, Supplier<Duration> defaultMaxHold) {
         this.beanResolver = new BeanFactoryResolver(beanFactory);
         this.redlock = beanFactory.getBeanProvider(Redlock.class);
-        this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime);
+        this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime, defaultMaxHold);
         this.observer = beanFactory.getBeanProvider(RedlockedObserver.class);
     }
 
@@ -85,13 +93,20 @@ public class RedlockedAspect {
         Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
         LockedMethod locked = this.methods.get(method, targetClass);
         String key = key(locked, method, joinPoint.getArgs(), target, targetClass);
-        Map<String, Integer> mine = this.held.get();
-        if (mine.containsKey(key)) {
-            return proceedHolding(joinPoint, mine, key); // re-entrant: this thread holds the key already
+        String heldKey = (locked.mode() == LockMode.EXCLUSIVE) ? key : READ_WRITE + key;
+        Map<String, Reentry> mine = this.held.get();
+        Reentry outer = mine.get(heldKey);
+        if (outer != null) {
+            if (locked.mode() == LockMode.WRITE && outer.mode == LockMode.READ) {
+                throw new IllegalStateException("@Redlocked(mode = WRITE) on " + locked.description() + " was called while "
+                        + "this thread holds the read lock of '" + key + "': a read lock cannot be upgraded (the write "
+                        + "lock would wait for this thread's own read). Take the write lock in the outer call instead.");
+            }
+            return proceedHolding(joinPoint, mine, heldKey, outer.mode); // re-entrant: this thread holds the key already
         }
         if (locked.result() == LockedMethod.Result.MONO || locked.result() == LockedMethod.Result.FLUX) {
             return ReactiveLocking.lock(locked.result(), () -> acquire(locked, key),
-                    () -> proceedHolding(joinPoint, this.held.get(), key));
+                    () -> proceedHolding(joinPoint, this.held.get(), heldKey, locked.mode()));
         }
         Held lease = acquire(locked, key);
         if (lease == null) {
@@ -99,7 +114,7 @@ public class RedlockedAspect {
         }
         Object result;
         try {
-            result = proceedHolding(joinPoint, mine, key);
+            result = proceedHolding(joinPoint, mine, heldKey, locked.mode());
         }
         catch (Throwable ex) {
             lease.finish();
@@ -153,8 +168,7 @@ public class RedlockedAspect {
         long start = System.nanoTime();
         RedlockLease lease;
         try {
-            lease = (locked.onFailure() == OnFailure.SKIP) ? lock.tryAcquire(key, locked.ttl(), locked.waitTime()).orElse(null)
-                    : lock.acquire(key, locked.ttl(), locked.waitTime());
+            lease = acquire(lock, locked, key);
         }
         catch (RuntimeException ex) {
             if (observer != null) {
@@ -164,12 +178,29 @@ public class RedlockedAspect {
         }
         Runnable onRelease = (observer != null)
                 ? observer.acquisition(locked.template(), lease != null, System.nanoTime() - start) : null;
-        return (lease != null) ? new Held(lease, locked, observer, onRelease) : null;
+        if (lease == null) {
+            return null;
+        }
+        Held held = new Held(lease, locked, observer, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
+        held.watch();
+        return held;
+    }
+
+    private static RedlockLease acquire(Redlock lock, LockedMethod locked, String key) {
+        boolean skip = locked.onFailure() == OnFailure.SKIP;
+        return switch (locked.mode()) {
+            case EXCLUSIVE -> skip ? lock.tryAcquire(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquire(key, locked.ttl(), locked.waitTime());
+            case READ -> skip ? lock.tryAcquireRead(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquireRead(key, locked.ttl(), locked.waitTime());
+            case WRITE -> skip ? lock.tryAcquireWrite(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquireWrite(key, locked.ttl(), locked.waitTime());
+        };
     }
 
     /**
-     * A lock held for an annotated call: released once, after checking whether its validity ran out while
-     * the method worked (then counted as lost and logged), with the observer told of the release.
+     * A lock held for an annotated call: extended automatically if asked, watched for loss (counted once;
+     * the method's thread interrupted if asked), and released once, with the observer told of the release.
      */
     static final class Held {
 
@@ -181,14 +212,36 @@ public class RedlockedAspect {
 
         private final Runnable onRelease;
 
-        Held(RedlockLease lease, LockedMethod locked, RedlockedObserver observer, Runnable onRelease) {
+        private final AtomicBoolean lossCounted = new AtomicBoolean();
+
+        /** The thread to interrupt on loss, while it runs the method; null when not asked to. */
+        private final Thread runner;
+
+        private final ReentrantLock runnerLock;
+
+        private boolean running = true; // guarded by runnerLock
+
+        Held(RedlockLease lease, LockedMethod locked, RedlockedObserver observer, Runnable onRelease, Thread runner) {
             this.lease = lease;
             this.locked = locked;
             this.observer = observer;
             this.onRelease = onRelease;
+            this.runner = runner;
+            this.runnerLock = (runner != null) ? new ReentrantLock() : null;
+        }
+
+        /** Starts the auto-extension and the loss watch, as the method asks. */
+        void watch() {
+            if (this.locked.maxHold() != null) {
+                this.lease.autoExtend(this.locked.maxHold());
+            }
+            if (this.locked.watchesLoss()) {
+                this.lease.lost().thenRun(this::onLost);
+            }
         }
 
         void finish() {
+            stopRunning();
             checkValidity();
             this.lease.release();
             ended();
@@ -199,14 +252,51 @@ public class RedlockedAspect {
             return this.lease.releaseAsync().whenComplete((released, failure) -> ended());
         }
 
-        private void checkValidity() {
-            if (!this.lease.isValid()) {
-                if (this.observer != null) {
-                    this.observer.lost(this.locked.template());
+        /** The lease was lost while the method ran (the core logged why). */
+        private void onLost() {
+            countLoss();
+            if (this.runner != null) {
+                this.runnerLock.lock();
+                try {
+                    if (this.running) {
+                        this.runner.interrupt();
+                    }
                 }
-                logger.error("Lock '" + this.lease.key() + "' expired while " + this.locked.description() + " still ran ("
-                        + "ttl " + this.locked.ttl() + "); another caller may have run at the same time. Give it a longer ttl.");
+                finally {
+                    this.runnerLock.unlock();
+                }
             }
+        }
+
+        private void stopRunning() {
+            if (this.runner != null) {
+                this.runnerLock.lock();
+                try {
+                    this.running = false;
+                }
+                finally {
+                    this.runnerLock.unlock();
+                }
+            }
+        }
+
+        private void checkValidity() {
+            if (!this.lease.isValid() && countLoss() && !this.locked.watchesLoss()) {
+                logger.error("Lock '" + this.lease.key() + "' expired while " + this.locked.description() + " still ran ("
+                        + "ttl " + this.locked.ttl() + "); another caller may have run at the same time. Give it a longer "
+                        + "ttl, or autoExtend = true.");
+            }
+        }
+
+        /** Counts the loss unless it was counted already; returns whether this call counted it. */
+        private boolean countLoss() {
+            if (!this.lossCounted.compareAndSet(false, true)) {
+                return false;
+            }
+            if (this.observer != null) {
+                this.observer.lost(this.locked.template());
+            }
+            return true;
         }
 
         private void ended() {
@@ -242,17 +332,31 @@ public class RedlockedAspect {
 
     }
 
-    private static Object proceedHolding(ProceedingJoinPoint joinPoint, Map<String, Integer> held, String key)
-            throws Throwable {
-        held.merge(key, 1, Integer::sum);
+    private static Object proceedHolding(ProceedingJoinPoint joinPoint, Map<String, Reentry> held, String heldKey,
+            LockMode mode) throws Throwable {
+        Reentry entry = held.computeIfAbsent(heldKey, (key) -> new Reentry(mode));
+        entry.depth++;
         try {
             return joinPoint.proceed();
         }
         finally {
-            if (held.merge(key, -1, Integer::sum) == 0) {
-                held.remove(key);
+            if (--entry.depth == 0) {
+                held.remove(heldKey);
             }
         }
+    }
+
+    /** A lock this thread holds: in which mode, and how many calls deep. */
+    private static final class Reentry {
+
+        private final LockMode mode;
+
+        private int depth;
+
+        Reentry(LockMode mode) {
+            this.mode = mode;
+        }
+
     }
 
 }

@@ -16,8 +16,8 @@ public interface RedlockedObserver {
     Runnable acquisition(String lock, boolean acquired, long nanos);
 
     /**
-     * The lease's validity ran out while the annotated method still worked: another caller may have run
-     * at the same time.
+     * The lock was lost while the annotated method still worked (its validity ran out, or an automatic
+     * extension failed): another caller may have run at the same time. Reported once per call.
      * @param lock the key template
      */
     void lost(String lock);

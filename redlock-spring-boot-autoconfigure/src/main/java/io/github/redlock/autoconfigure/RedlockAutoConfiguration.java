@@ -80,7 +80,8 @@ public final class RedlockAutoConfiguration {
         // Static, with the properties looked up lazily, so that creating it early initialises nothing else.
         return new RedlockedAspect(beanFactory, environment,
                 () -> beanFactory.getBean(RedlockProperties.class).getDefaultTtl(),
-                () -> beanFactory.getBean(RedlockProperties.class).getDefaultWaitTime());
+                () -> beanFactory.getBean(RedlockProperties.class).getDefaultWaitTime(),
+                () -> beanFactory.getBean(RedlockProperties.class).getDefaultMaxHold());
     }
 
     @Bean

@@ -33,6 +33,12 @@ public class RedlockProperties {
     private Duration defaultWaitTime = Duration.ZERO;
 
     /**
+     * How long after the acquisition a @Redlocked(autoExtend = true) method's lock stops being extended,
+     * for methods that set no maxHold.
+     */
+    private Duration defaultMaxHold = Duration.ofMinutes(10);
+
+    /**
      * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
      */
     private Duration nodeTimeout = Duration.ofMillis(50);
@@ -87,6 +93,14 @@ public class RedlockProperties {
 
     public void setDefaultWaitTime(Duration defaultWaitTime) {
         this.defaultWaitTime = defaultWaitTime;
+    }
+
+    public Duration getDefaultMaxHold() {
+        return this.defaultMaxHold;
+    }
+
+    public void setDefaultMaxHold(Duration defaultMaxHold) {
+        this.defaultMaxHold = defaultMaxHold;
     }
 
     public Duration getNodeTimeout() {

@@ -70,7 +70,7 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
     @Override
     public void lost(String lock) {
         this.lost.computeIfAbsent(lock, (name) -> Counter.builder("redlock.lost")
-                .description("Leases whose validity ran out while their holder still worked").tag("lock", name)
+                .description("Locks lost while their holder still worked: validity ran out, or an automatic extension failed").tag("lock", name)
                 .register(this.registry)).increment();
     }
 
