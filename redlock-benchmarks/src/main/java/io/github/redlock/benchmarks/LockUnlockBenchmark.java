@@ -29,10 +29,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * One lock + unlock (a single attempt, no wait) on five local nodes, by every contender on the same nodes in
  * the same run: {@code floor} (the protocol's commands on raw Lettuce), {@code redlock} (the public API),
- * {@code annotated} (a {@code @Redlocked} method in a minimal Spring Boot application),
- * {@code redissonRedlock} (Redisson's RedissonRedLock over five clients) and {@code redissonSingle} (a
- * Redisson RLock on one node). {@code contention}: {@code uncontended} gives each thread its own key,
- * {@code contended} makes all threads fight for 8 keys. Run {@code -t N} for N threads.
+ * {@code read} and {@code write} (the two sides of the read-write lock), {@code annotated} (a
+ * {@code @Redlocked} method in a minimal Spring Boot application), {@code redissonRedlock} (Redisson's
+ * RedissonRedLock over five clients) and {@code redissonSingle} (a Redisson RLock on one node).
+ * {@code contention}: {@code uncontended} gives each thread its own key, {@code contended} makes all threads
+ * fight for 8 keys. Run {@code -t N} for N threads.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode({ Mode.Throughput, Mode.SampleTime })
@@ -116,6 +117,16 @@ public class LockUnlockBenchmark {
     @Benchmark
     public boolean redlock(Keys keys) {
         return this.redlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
+    }
+
+    @Benchmark
+    public boolean read(Keys keys) {
+        return this.redlock.tryAcquireRead(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
+    }
+
+    @Benchmark
+    public boolean write(Keys keys) {
+        return this.redlock.tryAcquireWrite(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
     }
 
     @Benchmark
