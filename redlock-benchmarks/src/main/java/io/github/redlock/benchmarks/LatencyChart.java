@@ -59,7 +59,7 @@ final class LatencyChart {
                 + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">%n", WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
         svg.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">p50 latency of lock + unlock, as a multiple "
-                + "of the protocol floor (lower is better, log scale)</text>\n");
+                + "of the protocol floor (left of 1× is faster, log scale)</text>\n");
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"42\" fill=\"#555\">%s</text>%n", escape(this.subtitle)));
         String[][] legend = { { "#2e7d32", "this starter" }, { "#c62828", "Redisson" }, { "#9e9e9e", "floor: the protocol's commands on raw Lettuce (1×)" } };
         int legendX = 10;
@@ -69,11 +69,16 @@ final class LatencyChart {
             legendX += 24 + entry[1].length() * 7;
         }
         int axisBottom = height - 30;
+        boolean wide = maxLog - minLog > 2.5; // then only powers of ten are labelled
         for (double tick : ticks(minLog, maxLog)) {
             double x = plotLeft + (Math.log10(tick) - minLog) / (maxLog - minLog) * plotWidth;
             boolean floor = tick == 1;
+            boolean labelled = !wide || Math.abs(Math.log10(tick) - Math.rint(Math.log10(tick))) < 1e-9 || tick == 0.5;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
                     + "stroke-width=\"%s\"/>%n", x, TOP - 8, x, axisBottom, floor ? "#222" : "#ddd", floor ? "1.5" : "1"));
+            if (!labelled) {
+                continue;
+            }
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>%n", x,
                     axisBottom + 16, ((tick < 1) ? String.format(Locale.ROOT, "%.1f", tick) : String.format(Locale.ROOT, "%,.0f", tick)) + "×"));
         }
@@ -91,8 +96,11 @@ final class LatencyChart {
                 String colour = bar.method().equals("floor") ? "#9e9e9e" : OURS.contains(bar.method()) ? "#2e7d32" : "#c62828";
                 svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
                         plotLeft - 8, y + BAR_HEIGHT - 3, escape(bar.method())));
-                svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
-                        plotLeft, y, Math.max(1, end - plotLeft), BAR_HEIGHT, colour));
+                if (!bar.method().equals("floor")) { // the floor is the 1× line itself
+                    // From the floor line to the ratio: right when slower than the floor, left when faster.
+                    svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
+                            Math.min(end, floorX), y, Math.max(1.5, Math.abs(end - floorX)), BAR_HEIGHT, colour));
+                }
                 svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%s× (%s µs)</text>%n",
                         Math.max(end, floorX) + 6, y + BAR_HEIGHT - 3, format(bar.ratio()), format(bar.p50Micros())));
                 y += ROW_HEIGHT;

@@ -27,7 +27,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * p50 and p99 latency, allocation per operation, and the ratios of throughput and p50 to {@code floor}
  * measured in the same run. Arguments: the thread counts, e.g. {@code 1,16,64} (the default), and
  * optionally a directory in which to write the table as Markdown ({@code results.md}) and the chart of p50
- * ratios as SVG ({@code latency.svg}), for the README.
+ * ratios as SVG ({@code latency.svg}), for the README. {@code --chart-only <directory>} draws the chart again
+ * from the directory's {@code results.md}, without running anything.
  */
 public final class RunBenchmarks {
 
@@ -44,6 +45,10 @@ public final class RunBenchmarks {
      * @throws IOException when the output cannot be written
      */
     public static void main(String[] args) throws RunnerException, IOException {
+        if (args.length == 2 && args[0].equals("--chart-only")) {
+            redrawChart(Path.of(args[1]));
+            return;
+        }
         int[] threads = Arrays.stream(((args.length > 0) ? args[0] : "1,16,64").split(",")).mapToInt(Integer::parseInt).toArray();
         List<RunResult> results = new ArrayList<>();
         for (int count : threads) {
@@ -69,6 +74,21 @@ public final class RunBenchmarks {
             Files.writeString(directory.resolve("latency.svg"), chart.toSvg());
             System.out.println("Wrote " + directory.resolve("results.md") + " and " + directory.resolve("latency.svg"));
         }
+    }
+
+    /** Draws the chart again from a directory's {@code results.md}, e.g. after a change to the chart's layout. */
+    private static void redrawChart(Path directory) throws IOException {
+        List<String> lines = Files.readAllLines(directory.resolve("results.md"));
+        String header = lines.get(0);
+        LatencyChart chart = new LatencyChart(header.replace("<!--", "").replace("-->", "").trim());
+        for (String line : lines.subList(3, lines.size())) {
+            String[] cells = line.split("\\|");
+            if (cells.length >= 9) {
+                chart.add(cells[1].trim(), cells[2].trim(), Double.parseDouble(cells[4].trim()), Double.parseDouble(cells[8].trim()));
+            }
+        }
+        Files.writeString(directory.resolve("latency.svg"), chart.toSvg());
+        System.out.println("Wrote " + directory.resolve("latency.svg"));
     }
 
     private static Collection<RunResult> run(String benchmark, int threads) throws RunnerException {
