@@ -35,11 +35,14 @@ public final class RedlockLease implements AutoCloseable {
 
     private static final VarHandle HOLD_DEADLINE;
 
+    private static final VarHandle WATCH;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             LOST = lookup.findVarHandle(RedlockLease.class, "lost", CompletableFuture.class);
             HOLD_DEADLINE = lookup.findVarHandle(RedlockLease.class, "holdDeadlineNanos", long.class);
+            WATCH = lookup.findVarHandle(RedlockLease.class, "watch", Timeout.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -315,7 +318,10 @@ public final class RedlockLease implements AutoCloseable {
         if (released() || this.lostBecause != null || this.engine.isClosed()) {
             return;
         }
-        this.watch = this.engine.schedule((timeout) -> check(), delayNanos);
+        Timeout previous = (Timeout) WATCH.getAndSet(this, this.engine.schedule((timeout) -> check(), delayNanos));
+        if (previous != null) {
+            previous.cancel(); // one watch per lease, e.g. when autoExtend follows lost()
+        }
         if (released()) {
             stopWatching(); // released meanwhile: no timer survives its lease
         }

@@ -3,6 +3,7 @@ package io.github.redlock.core;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -143,6 +144,27 @@ class RedlockAutoExtendTests {
         Thread.sleep(400);
         assertThat(notLost).isNotDone();
         assertThat(released.lostReason()).isEmpty();
+    }
+
+    @Test
+    void autoExtendAfterLostRunsOneChainOfExtensions() throws Exception {
+        AtomicInteger extensions = new AtomicInteger();
+        try (Redlock observed = Redlock.builder().nodes(redis.uris()).observer(new RedlockObserver() {
+            @Override
+            public void extended(boolean extended, long nanos) {
+                extensions.incrementAndGet();
+            }
+        }).build()) {
+            RedlockLease lease = observed.acquire("chain", SHORT_TTL, Duration.ZERO);
+            CompletableFuture<Void> lost = lease.lost(); // arms the validity watch first
+            lease.autoExtend(Duration.ofMinutes(1));
+            Thread.sleep(2_000);
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lost).isNotDone();
+            // One extension each time half the ttl remains: about 8 in 2 s; two chains would make about 16.
+            assertThat(extensions.get()).isBetween(3, 12);
+            lease.release();
+        }
     }
 
     @Test
