@@ -64,8 +64,8 @@ final class LockEngine {
 
     private final long nodeTimeoutNanos;
 
-    /** How long a refused writer stays queued (keeping new readers out) without trying again, in ms. */
-    private final byte[] writerQueueMillis;
+    /** How long a refused reader or writer stays queued without trying again, in ms. */
+    private final byte[] queueMillis;
 
     private final NodeReply timedOut;
 
@@ -92,7 +92,7 @@ final class LockEngine {
         this.observer = observer;
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
         long queueMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(3 * retryDelayNanos + 4 * nodeTimeoutNanos));
-        this.writerQueueMillis = Long.toString(queueMillis).getBytes(StandardCharsets.US_ASCII);
+        this.queueMillis = Long.toString(queueMillis).getBytes(StandardCharsets.US_ASCII);
         // Every call is decided by its node timeout; the rest is slack for a heavily loaded host.
         this.callBoundNanos = nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
     }
@@ -144,17 +144,19 @@ final class LockEngine {
      * One attempt: SET NX PX (or the read or write lock's script) to every node at once, decided as soon as
      * the outcome is known. The lock is held iff a quorum agreed and {@code validity = ttl - elapsed - drift > 0}
      * (and, when configured, the attempt stayed within the acquisition budget). Otherwise the lease's
-     * entries are deleted on every node; a writer that will try again stays queued.
+     * entries are deleted on every node; a reader or writer that will try again keeps its place in the queue.
      */
     private CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
-            long deadlineNanos) {
-        String token = newToken();
+            long deadlineNanos, String acquisitionToken) {
+        // The exclusive lock draws a token per attempt. A read or write lock keeps one for the acquisition: it
+        // is also its place in the nodes' queue, which must survive from one attempt to the next. Either way
+        // each attempt's clean-up reaches every node before the next attempt's command, on the same connection.
+        String token = (acquisitionToken != null) ? acquisitionToken : newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = newCall(type.command());
         LuaScript script = type.acquireScript();
-        byte[][] args = (script == null) ? null : (type == LockType.WRITE)
-                ? new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.writerQueueMillis }
-                : new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        byte[][] args = (script == null) ? null
+                : new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.queueMillis };
         for (int i = 0; i < this.nodes.length; i++) {
             if (script == null) {
                 this.nodes[i].setIfAbsent(keys.acquire()[0], tokenBytes, ttlMillis, call, i);
@@ -382,6 +384,9 @@ final class LockEngine {
 
         private int attempts;
 
+        /** The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock. */
+        private final String token;
+
         Retries(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
                 CompletableFuture<Attempt> result) {
             this.type = type;
@@ -390,6 +395,7 @@ final class LockEngine {
             this.ttlMillis = ttlMillis;
             this.deadlineNanos = deadlineNanos;
             this.result = result;
+            this.token = (type != LockType.EXCLUSIVE) ? newToken() : null;
         }
 
         @Override
@@ -402,7 +408,7 @@ final class LockEngine {
                 return;
             }
             this.attempts++;
-            attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos).whenComplete((attempt, failure) -> {
+            attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.token).whenComplete((attempt, failure) -> {
                 if (failure != null) {
                     this.result.completeExceptionally(failure);
                 }

@@ -6,7 +6,8 @@ import java.nio.charset.StandardCharsets;
  * The kinds of lock and the Redis keys and scripts of each. The exclusive lock is one string key set with
  * {@code SET NX PX}. A read-write lock is a key space of its own, apart from the exclusive lock of the same
  * name: a writer key ({@code <prefix><key>:writer}), a sorted set of reader tokens scored by expiry
- * ({@code <prefix><key>:readers}) and a sorted set of queued writers ({@code <prefix><key>:queue}).
+ * ({@code :readers}), the queue of refused writers and readers by arrival ({@code :queued-writers},
+ * {@code :queued-readers}) and the expiry of each queue entry ({@code :queue-expiry}).
  */
 enum LockType {
 
@@ -38,10 +39,13 @@ enum LockType {
         }
         byte[] writer = (redisKey + ":writer").getBytes(StandardCharsets.UTF_8);
         byte[] readers = (redisKey + ":readers").getBytes(StandardCharsets.UTF_8);
-        byte[] queue = (redisKey + ":queue").getBytes(StandardCharsets.UTF_8);
-        byte[][] all = { writer, readers, queue };
-        return (this == READ) ? new Keys(all, new byte[][] { readers }, new byte[][] { readers }, null)
-                : new Keys(all, new byte[][] { writer, queue }, new byte[][] { writer }, new byte[][] { writer });
+        byte[] queuedWriters = (redisKey + ":queued-writers").getBytes(StandardCharsets.UTF_8);
+        byte[] queuedReaders = (redisKey + ":queued-readers").getBytes(StandardCharsets.UTF_8);
+        byte[] queueExpiry = (redisKey + ":queue-expiry").getBytes(StandardCharsets.UTF_8);
+        byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
+        return (this == READ)
+                ? new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers }, new byte[][] { readers })
+                : new Keys(all, new byte[][] { writer, queuedWriters, queueExpiry }, new byte[][] { writer }, new byte[][] { writer });
     }
 
     /** The script that acquires a lock of this type on one node; none for the exclusive lock (SET NX PX). */
@@ -63,8 +67,8 @@ enum LockType {
     }
 
     /**
-     * The script that cleans up after a failed attempt that will be retried: for a writer it deletes its key
-     * but keeps it queued, so that new readers stay out while it waits.
+     * The script that cleans up after a failed attempt that will be retried: it deletes what the attempt
+     * may have set but keeps the acquirer's place in the queue (the release scripts given only the first key).
      */
     LuaScript retryCleanupScript() {
         return (this == WRITE) ? LuaScript.RELEASE : releaseScript();
@@ -77,7 +81,7 @@ enum LockType {
 
     /**
      * The keys of one lock.
-     * @param acquire the acquisition's keys (the exclusive key, or writer, readers and queue)
+     * @param acquire the acquisition's keys (the exclusive key, or the read-write lock's five)
      * @param release the release's keys
      * @param extend the extension's keys
      * @param retryCleanup the keys of the clean-up before a retry, or null when it is the release's

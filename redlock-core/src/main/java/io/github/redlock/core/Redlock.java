@@ -95,7 +95,8 @@ public final class Redlock implements AutoCloseable {
     /**
      * Makes one attempt to acquire the read lock of {@code key}, without waiting. Any number of readers hold
      * it together; a writer holding it, or waiting for it, keeps new readers out. The read-write lock of a
-     * key is separate from its exclusive lock (see {@link #tryAcquireWrite(String, Duration, Duration)}).
+     * key is separate from its exclusive lock, and serves waiting readers and writers in the order they
+     * arrived (see {@link #tryAcquireWrite(String, Duration, Duration)}).
      * @param key the lock's name, not blank
      * @param ttl how long the nodes keep this reader's entry, at least 1 ms
      * @return the reader's lease, or empty if a writer holds or waits for the lock, or no quorum answered
@@ -158,10 +159,12 @@ public final class Redlock implements AutoCloseable {
 
     /**
      * Attempts to acquire the write lock of {@code key}, retrying after jittered delays until
-     * {@code waitTime} has passed. Once refused, the writer is queued on the nodes until it gets the lock
-     * or stops trying: meanwhile new readers are refused, so a stream of readers cannot starve it. The
-     * read-write lock lives in keys of its own ({@code <prefix><key>:writer}, {@code :readers} and
-     * {@code :queue}), so it does not exclude, and is not excluded by, the exclusive lock of the same key.
+     * {@code waitTime} has passed. A refused reader or writer is queued on the nodes, by arrival, until it
+     * gets the lock or stops trying: readers arriving after a waiting writer wait for it, and a writer
+     * arriving after waiting readers waits for them, so neither side can starve the other. The read-write
+     * lock lives in keys of its own ({@code <prefix><key>:writer}, {@code :readers}, {@code :queued-writers},
+     * {@code :queued-readers} and {@code :queue-expiry}), so it does not exclude, and is not excluded by, the
+     * exclusive lock of the same key.
      * @param key the lock's name, not blank
      * @param ttl how long the nodes keep the writer's key, at least 1 ms
      * @param waitTime how long to keep trying; zero for a single attempt

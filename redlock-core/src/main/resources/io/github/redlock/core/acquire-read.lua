@@ -1,20 +1,46 @@
 -- Read lock, one node. KEYS[1] writer key, KEYS[2] readers (sorted set: token -> expiry, server ms),
--- KEYS[3] queued writers (sorted set: token -> expiry of the registration). ARGV[1] token, ARGV[2] ttl ms.
--- Refused while a writer holds the lock or waits for it (queued writers go first: no writer starves).
--- Times come from the server's clock, so clients need not agree with it. Returns 1 when added, else 0.
+-- KEYS[3] queued writers and KEYS[4] queued readers (sorted sets: token -> arrival, server µs),
+-- KEYS[5] expiry of every queue entry ('w:' or 'r:' .. token -> server ms).
+-- ARGV[1] token, ARGV[2] ttl ms, ARGV[3] how long a refused reader stays queued without trying again, ms.
+-- Refused while a writer holds the lock or a writer queued before this reader; a refused reader queues, so
+-- that a writer arriving later waits for it. Times come from the server's clock. Returns 1 when added, else 0.
 if redis.replicate_commands then redis.replicate_commands() end
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-if redis.call('exists', KEYS[1]) == 1 then
+local arrival = time[1] .. string.format('%06d', tonumber(time[2])) -- µs, as a string: a Lua number would print only 14 digits
+local expired = redis.call('zrangebyscore', KEYS[5], '-inf', now, 'limit', 0, 100)
+for _, entry in ipairs(expired) do
+    redis.call('zrem', KEYS[5], entry)
+    redis.call('zrem', (string.sub(entry, 1, 1) == 'w') and KEYS[3] or KEYS[4], string.sub(entry, 3))
+end
+local token = ARGV[1]
+local ticket = redis.call('zscore', KEYS[4], token)
+local refused = redis.call('exists', KEYS[1]) == 1
+if not refused then
+    if ticket then
+        refused = redis.call('zcount', KEYS[3], '-inf', '(' .. ticket) > 0
+    else
+        refused = redis.call('zcard', KEYS[3]) > 0
+    end
+end
+if refused then
+    local queued = tonumber(ARGV[3])
+    redis.call('zadd', KEYS[4], 'NX', arrival, token)
+    redis.call('zadd', KEYS[5], now + queued, 'r:' .. token)
+    for i = 4, 5 do
+        if redis.call('pttl', KEYS[i]) < queued then
+            redis.call('pexpire', KEYS[i], queued)
+        end
+    end
     return 0
 end
-redis.call('zremrangebyscore', KEYS[3], '-inf', now)
-if redis.call('zcard', KEYS[3]) > 0 then
-    return 0
+if ticket then
+    redis.call('zrem', KEYS[4], token)
+    redis.call('zrem', KEYS[5], 'r:' .. token)
 end
 local ttl = tonumber(ARGV[2])
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
-redis.call('zadd', KEYS[2], now + ttl, ARGV[1])
+redis.call('zadd', KEYS[2], now + ttl, token)
 if redis.call('pttl', KEYS[2]) < ttl then
     redis.call('pexpire', KEYS[2], ttl)
 end

@@ -1,6 +1,12 @@
--- Read unlock, one node. KEYS[1] readers (sorted set: token -> expiry, server ms). ARGV[1] token.
--- Removes the token. Returns 1 when it was still live, 0 when it had expired or was gone.
+-- Read unlock, one node. KEYS[1] readers (sorted set: token -> expiry, server ms); with KEYS[2] (queued
+-- readers) and KEYS[3] (queue expiries), also withdraws the token from the queue (a reader that gave up
+-- waiting no longer holds writers back). ARGV[1] token.
+-- Returns 1 when the reader's entry was still live, 0 when it had expired or was gone.
 if redis.replicate_commands then redis.replicate_commands() end
+if #KEYS > 1 then
+    redis.call('zrem', KEYS[2], ARGV[1])
+    redis.call('zrem', KEYS[3], 'r:' .. ARGV[1])
+end
 local expiry = redis.call('zscore', KEYS[1], ARGV[1])
 if not expiry then
     return 0

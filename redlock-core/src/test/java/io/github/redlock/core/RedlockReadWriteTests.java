@@ -34,7 +34,11 @@ class RedlockReadWriteTests {
 
     private static final String READERS = "redlock:doc:readers";
 
-    private static final String QUEUE = "redlock:doc:queue";
+    private static final String QUEUE = "redlock:doc:queued-writers";
+
+    private static final String QUEUED_READERS = "redlock:doc:queued-readers";
+
+    private static final String QUEUE_EXPIRY = "redlock:doc:queue-expiry";
 
     private static final Duration TTL = Duration.ofSeconds(10);
 
@@ -180,7 +184,8 @@ class RedlockReadWriteTests {
         }
         assertThat(this.redlock.tryAcquireWrite("doc", TTL, Duration.ofMillis(200))).isEmpty();
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(WRITER).stream().noneMatch(Boolean::booleanValue)
-                && this.nodes.exists(QUEUE).stream().noneMatch(Boolean::booleanValue));
+                && this.nodes.exists(QUEUE).stream().noneMatch(Boolean::booleanValue)
+                && this.nodes.exists(QUEUE_EXPIRY).stream().noneMatch(Boolean::booleanValue));
         assertThat(this.nodes.members(2, READERS)).containsExactly("foreign");
         // The writer gave up and left the queue, so readers are welcome again at once.
         assertThat(this.other.tryAcquireRead("doc", TTL)).isPresent();
@@ -198,7 +203,50 @@ class RedlockReadWriteTests {
         // Left the queue as it took the lock (the last nodes may answer a moment after the quorum).
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(QUEUE).stream().noneMatch(Boolean::booleanValue));
         written.release();
-        assertThat(this.redlock.tryAcquireRead("doc", TTL)).isPresent(); // drained: unfair again
+        // The refused reader gave up and left the queue too: drained, the lock is unfair again.
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists(QUEUED_READERS).stream().noneMatch(Boolean::booleanValue)
+                && this.nodes.exists(QUEUE_EXPIRY).stream().noneMatch(Boolean::booleanValue));
+        assertThat(this.redlock.tryAcquireRead("doc", TTL)).isPresent();
+    }
+
+    @Test
+    void aReaderIsNotStarvedByTwoThreadsOfBackToBackWriters() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger writes = new AtomicInteger();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Redlock client = (i == 0) ? this.redlock : this.other;
+                pool.submit(() -> {
+                    while (!stop.get()) {
+                        client.tryAcquireWrite("doc", TTL, Duration.ofSeconds(1)).ifPresent((lease) -> {
+                            writes.incrementAndGet();
+                            sleep(20);
+                            lease.release();
+                        });
+                    }
+                    return null;
+                });
+            }
+            awaitTrue(Duration.ofSeconds(10), () -> writes.get() >= 4);
+            List<Long> waits = new ArrayList<>();
+            for (int round = 0; round < 3; round++) {
+                int writesBefore = writes.get();
+                long start = System.nanoTime();
+                RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL, Duration.ofSeconds(10)).orElse(null);
+                long waited = TestSupport.millisSince(start);
+                assertThat(reader).as("reader starved for %d ms in round %d", waited, round).isNotNull();
+                waits.add(waited);
+                reader.release();
+                awaitTrue(Duration.ofSeconds(10), () -> writes.get() > writesBefore + 2); // writers are back in between
+            }
+            System.out.printf("Reader wait under 2 writer threads (ms): %s, writes %d%n", waits, writes.get());
+        }
+        finally {
+            stop.set(true);
+            pool.shutdown();
+            pool.awaitTermination(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test
@@ -259,6 +307,8 @@ class RedlockReadWriteTests {
         finally {
             pool.shutdownNow();
         }
+        System.out.printf("Mixed readers and writers for %d s: %d reads, %d writes, %d torn reads, %d writer overlaps%n",
+                TimeUnit.NANOSECONDS.toSeconds(runNanos), reads.get(), writes.get(), torn.get(), overlaps.get());
         assertThat(torn.get()).isZero();
         assertThat(overlaps.get()).isZero();
         assertThat(writes.get()).isPositive();

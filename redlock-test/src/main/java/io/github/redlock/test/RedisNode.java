@@ -208,7 +208,9 @@ public final class RedisNode implements AutoCloseable {
                         + this.port + "; its log ends with:\n" + tail(log));
             }
             try {
-                if (Resp.command(this.port, 200, "PING").equals("+PONG")) {
+                // Our own log must say so: when two nodes drew the same free port, the one that lost the bind
+                // is still alive for a moment, and the PING would be answered by the other one.
+                if (readLog().contains("Ready to accept connections") && Resp.command(this.port, 200, "PING").equals("+PONG")) {
                     this.pinnedPort = true;
                     return;
                 }
