@@ -105,14 +105,6 @@ final class LockEngine {
         return this.callBoundNanos;
     }
 
-    RedlockObserver observer() {
-        return this.observer;
-    }
-
-    long retryDelayNanos() {
-        return this.retryDelayNanos;
-    }
-
     /** Stops accepting acquisitions and stops every lease's auto-extension and loss watch. */
     void close() {
         this.closed = true;

@@ -19,9 +19,9 @@ final class LuaScript {
 
     static final LuaScript EXTEND = load("extend.lua");
 
-    static final LuaScript ACQUIRE_READ = load("acquire-read.lua");
+    static final LuaScript ACQUIRE_READ = load("queue-prelude.lua", "acquire-read.lua");
 
-    static final LuaScript ACQUIRE_WRITE = load("acquire-write.lua");
+    static final LuaScript ACQUIRE_WRITE = load("queue-prelude.lua", "acquire-write.lua");
 
     static final LuaScript RELEASE_READ = load("release-read.lua");
 
@@ -50,16 +50,21 @@ final class LuaScript {
         return this.sha;
     }
 
-    private static LuaScript load(String name) {
-        try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("Lua script " + name + " is missing from the redlock-core jar");
+    /** Loads a script made of the named files, one after the other (e.g. a shared opening, then the body). */
+    private static LuaScript load(String... names) {
+        StringBuilder body = new StringBuilder();
+        for (String name : names) {
+            try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+                if (in == null) {
+                    throw new IllegalStateException("Lua script " + name + " is missing from the redlock-core jar");
+                }
+                body.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
             }
-            return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            catch (IOException ex) {
+                throw new UncheckedIOException("Cannot read Lua script " + name, ex);
+            }
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Cannot read Lua script " + name, ex);
-        }
+        return new LuaScript(body.toString());
     }
 
     private static String sha1(String body) {

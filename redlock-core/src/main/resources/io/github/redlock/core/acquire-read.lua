@@ -3,16 +3,8 @@
 -- KEYS[5] expiry of every queue entry ('w:' or 'r:' .. token -> server ms).
 -- ARGV[1] token, ARGV[2] ttl ms, ARGV[3] how long a refused reader stays queued without trying again, ms.
 -- Refused while a writer holds the lock or a writer queued before this reader; a refused reader queues, so
--- that a writer arriving later waits for it. Times come from the server's clock. Returns 1 when added, else 0.
-if redis.replicate_commands then redis.replicate_commands() end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local arrival = time[1] .. string.format('%06d', tonumber(time[2])) -- µs, as a string: a Lua number would print only 14 digits
-local expired = redis.call('zrangebyscore', KEYS[5], '-inf', now, 'limit', 0, 100)
-for _, entry in ipairs(expired) do
-    redis.call('zrem', KEYS[5], entry)
-    redis.call('zrem', (string.sub(entry, 1, 1) == 'w') and KEYS[3] or KEYS[4], string.sub(entry, 3))
-end
+-- that a writer arriving later waits for it. Runs after queue-prelude.lua (now, arrival).
+-- Returns 1 when added, else 0.
 local token = ARGV[1]
 local ticket = redis.call('zscore', KEYS[4], token)
 local refused = redis.call('exists', KEYS[1]) == 1

@@ -4,16 +4,7 @@
 -- ARGV[1] token, ARGV[2] ttl ms, ARGV[3] how long a refused writer stays queued without trying again, ms.
 -- Sets the writer key only when no writer holds it, no reader's entry is live, and no reader queued before
 -- this writer. A refused writer queues, which keeps readers arriving later out until it has had its turn.
--- Returns 1 when set, else 0.
-if redis.replicate_commands then redis.replicate_commands() end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local arrival = time[1] .. string.format('%06d', tonumber(time[2])) -- µs, as a string: a Lua number would print only 14 digits
-local expired = redis.call('zrangebyscore', KEYS[5], '-inf', now, 'limit', 0, 100)
-for _, entry in ipairs(expired) do
-    redis.call('zrem', KEYS[5], entry)
-    redis.call('zrem', (string.sub(entry, 1, 1) == 'w') and KEYS[3] or KEYS[4], string.sub(entry, 3))
-end
+-- Runs after queue-prelude.lua (now, arrival). Returns 1 when set, else 0.
 local token = ARGV[1]
 local ticket = redis.call('zscore', KEYS[3], token)
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)

@@ -86,6 +86,16 @@ final class NodeInspector implements AutoCloseable {
         TestSupport.awaitTrue(Duration.ofSeconds(5), () -> values(key).equals(wanted));
     }
 
+    /**
+     * Waits until every node holds the key with this value: an acquisition returns at a quorum, and the
+     * last nodes may apply their SET a moment later.
+     */
+    void awaitOnAll(String key, String value) {
+        String[] values = new String[this.uris.size()];
+        java.util.Arrays.fill(values, value);
+        awaitValues(key, values);
+    }
+
     /** Waits until no node holds the key. */
     void awaitAbsent(String key) {
         awaitValues(key, new String[this.uris.size()]);

@@ -75,7 +75,7 @@ class RedlockAutoExtendTests {
                 .autoExtend(Duration.ofMinutes(1));
         Thread.sleep(3 * SHORT_TTL.toMillis());
         assertThat(writer.isValid()).isTrue();
-        assertThat(this.nodes.values("redlock:doc:writer")).containsOnly(writer.token());
+        this.nodes.awaitOnAll("redlock:doc:writer", writer.token());
         assertThat(writer.release()).isTrue();
     }
 

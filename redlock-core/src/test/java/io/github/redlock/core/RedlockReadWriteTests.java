@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -72,10 +73,9 @@ class RedlockReadWriteTests {
             Redlock client = (i % 2 == 0) ? this.redlock : this.other;
             readers.add(client.tryAcquireRead("doc", TTL).orElseThrow());
         }
-        for (int node = 0; node < 5; node++) {
-            assertThat(this.nodes.members(node, READERS)).containsExactlyInAnyOrderElementsOf(
-                    readers.stream().map(RedlockLease::token).toList());
-        }
+        List<String> tokens = readers.stream().map(RedlockLease::token).sorted().toList();
+        awaitTrue(Duration.ofSeconds(5), () -> IntStream.range(0, 5)
+                .allMatch((node) -> this.nodes.members(node, READERS).stream().sorted().toList().equals(tokens)));
         assertThat(readers).allMatch(RedlockLease::isValid);
         assertThat(this.nodes.exists(WRITER)).containsOnly(false);
         readers.forEach((reader) -> assertThat(reader.release()).isTrue());
@@ -91,7 +91,7 @@ class RedlockReadWriteTests {
         assertThat(this.other.tryAcquireWrite("doc", TTL)).isEmpty();
         assertThat(second.release()).isTrue();
         RedlockLease writer = this.other.tryAcquireWrite("doc", TTL, Duration.ofSeconds(2)).orElseThrow();
-        assertThat(this.nodes.values(WRITER)).containsOnly(writer.token());
+        this.nodes.awaitOnAll(WRITER, writer.token());
         assertThat(writer.release()).isTrue();
         this.nodes.awaitAbsent(WRITER);
     }
@@ -113,8 +113,8 @@ class RedlockReadWriteTests {
     void theReadWriteLockIsSeparateFromTheExclusiveLockOfTheSameKey() {
         RedlockLease exclusive = this.redlock.acquire("doc", TTL, Duration.ZERO);
         RedlockLease writer = this.other.acquireWrite("doc", TTL, Duration.ZERO);
-        assertThat(this.nodes.values("redlock:doc")).containsOnly(exclusive.token());
-        assertThat(this.nodes.values(WRITER)).containsOnly(writer.token());
+        this.nodes.awaitOnAll("redlock:doc", exclusive.token());
+        this.nodes.awaitOnAll(WRITER, writer.token());
         assertThat(writer.release()).isTrue();
         assertThat(exclusive.release()).isTrue();
     }
@@ -125,7 +125,7 @@ class RedlockReadWriteTests {
         assertThat(this.other.tryAcquireWrite("doc", TTL)).isEmpty();
         awaitTrue(Duration.ofSeconds(5), () -> !reader.isValid());
         RedlockLease writer = this.other.tryAcquireWrite("doc", Duration.ofMillis(300), Duration.ofSeconds(2)).orElseThrow();
-        assertThat(this.nodes.members(0, READERS)).isEmpty(); // the expired reader was purged, not waited for
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.members(0, READERS).isEmpty()); // purged, not waited for
         awaitTrue(Duration.ofSeconds(5), () -> !writer.isValid());
         assertThat(this.redlock.tryAcquireRead("doc", TTL, Duration.ofSeconds(2))).isPresent();
         assertThat(reader.release()).isFalse();
@@ -162,7 +162,7 @@ class RedlockReadWriteTests {
         this.nodes.set(4, WRITER, "foreign", Duration.ofSeconds(60));
         RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
         assertThat(this.nodes.members(0, READERS)).isEmpty();
-        assertThat(this.nodes.members(2, READERS)).containsExactly(reader.token());
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.members(2, READERS).equals(List.of(reader.token())));
         assertThat(reader.release()).isTrue();
         assertThat(this.nodes.values(WRITER)).containsExactly("foreign", null, null, null, "foreign");
     }

@@ -48,7 +48,7 @@ class RedlockTests {
         RedlockLease lease = this.redlock.acquire("order:42", Duration.ofSeconds(10), Duration.ZERO);
         assertThat(lease.key()).isEqualTo("order:42");
         assertThat(lease.token()).hasSizeGreaterThanOrEqualTo(16);
-        assertThat(this.nodes.values("redlock:order:42")).containsOnly(lease.token()).hasSize(5);
+        this.nodes.awaitOnAll("redlock:order:42", lease.token());
         assertThat(lease.isValid()).isTrue();
     }
 
@@ -56,7 +56,7 @@ class RedlockTests {
     void customKeyPrefixIsUsed() {
         try (Redlock prefixed = Redlock.builder().nodes(redis.uris()).keyPrefix("app:").build()) {
             RedlockLease lease = prefixed.acquire("job", Duration.ofSeconds(10), Duration.ZERO);
-            assertThat(this.nodes.values("app:job")).containsOnly(lease.token());
+            this.nodes.awaitOnAll("app:job", lease.token());
             assertThat(this.nodes.values("redlock:job")).containsOnlyNulls();
         }
     }
@@ -111,7 +111,7 @@ class RedlockTests {
         RedlockLease expired = this.redlock.acquire("k", Duration.ofMillis(200), Duration.ZERO);
         RedlockLease current = this.other.acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5));
         assertThat(expired.release()).isFalse();
-        assertThat(this.nodes.values("redlock:k")).containsOnly(current.token()).hasSize(5);
+        this.nodes.awaitOnAll("redlock:k", current.token());
         assertThat(current.isValid()).isTrue();
         assertThat(current.release()).isTrue();
     }
@@ -123,10 +123,10 @@ class RedlockTests {
         assertThat(first.isValid()).isFalse();
         // Same client, so its SETs follow the release on every connection: all five nodes take the new token.
         RedlockLease second = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
-        assertThat(this.nodes.values("redlock:k")).containsOnly(second.token()).hasSize(5);
+        this.nodes.awaitOnAll("redlock:k", second.token());
         assertThat(first.release()).isTrue();
         first.close();
-        assertThat(this.nodes.values("redlock:k")).containsOnly(second.token()).hasSize(5);
+        this.nodes.awaitOnAll("redlock:k", second.token());
     }
 
     @Test
@@ -178,7 +178,10 @@ class RedlockTests {
         assertThat(waiting).isNotDone();
         holder.release();
         RedlockLease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
-        assertThat(this.nodes.values("redlock:k")).containsOnly(next.token());
+        // A quorum holds the new token. A node can still refuse the retry when it runs just before the
+        // holder's release reaches that node (another connection), so not necessarily all five.
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:k").stream().filter(next.token()::equals).count() >= 3
+                && !this.nodes.values("redlock:k").contains(holder.token()));
     }
 
     @Test

@@ -10,14 +10,16 @@ public enum LockMode {
 
     /**
      * The read lock of the key's read-write lock: any number of readers at once, none while a writer holds
-     * the lock or waits for it.
+     * the lock or waits for it since before they arrived.
      */
     READ,
 
     /**
-     * The write lock of the key's read-write lock: one writer, and no reader, at a time. A waiting writer
-     * keeps new readers out, so a stream of readers cannot starve it. The read-write lock of a key is
-     * separate from its {@link #EXCLUSIVE} lock: use {@code WRITE}, not {@code EXCLUSIVE}, beside {@code READ}.
+     * The write lock of the key's read-write lock: one writer, and no reader, at a time. Waiting readers and
+     * writers are served in the order they arrived: a waiting writer keeps readers arriving later out, and
+     * readers waiting before a writer go first, so neither side starves the other. The read-write lock of a
+     * key is separate from its {@link #EXCLUSIVE} lock: use {@code WRITE}, not {@code EXCLUSIVE}, beside
+     * {@code READ}.
      */
     WRITE
 
