@@ -25,9 +25,12 @@ final class KeyTemplate {
 
     private final List<Expression> parts;
 
+    private final boolean literal;
+
     private KeyTemplate(String template, List<Expression> parts) {
         this.template = template;
         this.parts = parts;
+        this.literal = parts.stream().allMatch(LiteralExpression.class::isInstance);
     }
 
     /**
@@ -46,7 +49,7 @@ final class KeyTemplate {
 
     /** Whether the template has no SpEL part: the key is always the same. */
     boolean isLiteral() {
-        return this.parts.stream().allMatch(LiteralExpression.class::isInstance);
+        return this.literal; // decided once: it is asked on every call
     }
 
     /**
