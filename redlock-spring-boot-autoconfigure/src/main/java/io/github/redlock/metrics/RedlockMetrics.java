@@ -22,7 +22,11 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
 
     private final MeterRegistry registry;
 
-    private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
+    /**
+     * Timers by name, then by each tag value in order: found with a few map lookups and no allocation, since
+     * node commands are recorded for every node of every lock operation.
+     */
+    private final TimerTree timers = new TimerTree();
 
     private final ConcurrentMap<String, LongTaskTimer> held = new ConcurrentHashMap<>();
 
@@ -75,12 +79,30 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
     }
 
     private Timer timer(String name, String description, String... tags) {
-        StringBuilder id = new StringBuilder(name);
-        for (String tag : tags) {
-            id.append('\u0000').append(tag);
+        TimerTree node = this.timers.child(name);
+        for (int i = 1; i < tags.length; i += 2) {
+            node = node.child(tags[i]);
         }
-        return this.timers.computeIfAbsent(id.toString(),
-                (key) -> Timer.builder(name).description(description).tags(tags).register(this.registry));
+        Timer timer = node.timer;
+        if (timer == null) {
+            timer = Timer.builder(name).description(description).tags(tags).register(this.registry); // idempotent
+            node.timer = timer;
+        }
+        return timer;
+    }
+
+    /** One level of the timer cache: the children by the next tag value, and the timer at a leaf. */
+    private static final class TimerTree {
+
+        private final ConcurrentMap<String, TimerTree> children = new ConcurrentHashMap<>();
+
+        private volatile Timer timer;
+
+        TimerTree child(String value) {
+            TimerTree child = this.children.get(value);
+            return (child != null) ? child : this.children.computeIfAbsent(value, (key) -> new TimerTree());
+        }
+
     }
 
 }
