@@ -196,8 +196,7 @@ final class RedisNodeClient implements RedisConnectionStateListener {
             call.record(index, this.notConnected);
             return;
         }
-        if (this.awaitingReply.get() >= SET_LIMIT) {
-            call.record(index, this.unresponsive); // no SET sent, so no clean-up owed; nothing logged or thrown
+        if (refusedAsUnresponsive(call, index)) {
             return;
         }
         this.awaitingReply.incrementAndGet();
@@ -213,11 +212,22 @@ final class RedisNodeClient implements RedisConnectionStateListener {
      * without sending, like a SET, while too many replies are pending.
      */
     void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        if (this.commands != null && this.awaitingReply.get() >= SET_LIMIT) {
-            call.record(index, this.unresponsive);
+        if (this.commands != null && refusedAsUnresponsive(call, index)) {
             return;
         }
         eval(script, keys, args, call, index);
+    }
+
+    /**
+     * Refuses an acquisition without sending it while {@link #SET_LIMIT} replies are pending: nothing sent, so
+     * no clean-up owed; nothing logged or thrown.
+     */
+    private boolean refusedAsUnresponsive(QuorumCall call, int index) {
+        if (this.awaitingReply.get() < SET_LIMIT) {
+            return false;
+        }
+        call.record(index, this.unresponsive);
+        return true;
     }
 
     /**

@@ -329,7 +329,12 @@ public final class Redlock implements AutoCloseable {
         if (waitTime == null || waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must be zero or positive, was " + waitTime);
         }
-        return (waitTime.compareTo(Duration.ofDays(365)) > 0) ? TimeUnit.DAYS.toNanos(365) : waitTime.toNanos();
+        return saturatedNanos(waitTime);
+    }
+
+    /** A duration in nanoseconds, capped at a year so that deadline arithmetic cannot overflow. */
+    static long saturatedNanos(Duration duration) {
+        return (duration.compareTo(Duration.ofDays(365)) > 0) ? TimeUnit.DAYS.toNanos(365) : duration.toNanos();
     }
 
     /**

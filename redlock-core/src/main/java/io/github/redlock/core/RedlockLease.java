@@ -186,7 +186,7 @@ public final class RedlockLease implements AutoCloseable {
         if (this.release.get() != null) {
             throw new IllegalStateException("The lease of '" + this.key + "' was released: there is nothing to extend");
         }
-        long deadline = this.acquisition.startNanos() + saturatedNanos(maxHold);
+        long deadline = this.acquisition.startNanos() + Redlock.saturatedNanos(maxHold);
         if (deadline == 0) {
             deadline = 1; // 0 means "off"
         }
@@ -396,8 +396,5 @@ public final class RedlockLease implements AutoCloseable {
         return (CompletableFuture<Void>) future;
     }
 
-    private static long saturatedNanos(Duration duration) {
-        return (duration.compareTo(Duration.ofDays(365)) > 0) ? TimeUnit.DAYS.toNanos(365) : duration.toNanos();
-    }
 
 }

@@ -34,11 +34,6 @@ record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration wai
         return this.maxHold != null || this.interruptOnLoss;
     }
 
-    /** Whether the result completes when the method returns. */
-    boolean synchronous() {
-        return this.result == Result.VALUE || this.result == Result.PRIMITIVE || this.result == Result.OPTIONAL;
-    }
-
 
     static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono", LockedMethod.class.getClassLoader());
 
@@ -82,6 +77,11 @@ record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration wai
 
         /** Returns a Reactor {@code Flux}: locked from subscription to termination. */
         FLUX;
+
+        /** Whether the result is complete when the method returns (its work ran on the calling thread). */
+        boolean synchronous() {
+            return this == VALUE || this == PRIMITIVE || this == OPTIONAL;
+        }
 
         static Result of(Class<?> returnType) {
             if (returnType.isPrimitive() && returnType != void.class) {

@@ -88,8 +88,7 @@ final class LockedMethods {
             throw new RedlockConfigurationException("@Redlocked on " + description + " sets maxHold without autoExtend = true, "
                     + "so maxHold would have no effect.", "Add autoExtend = true, or remove maxHold.", null);
         }
-        if (annotation.interruptOnLoss() && !(result == LockedMethod.Result.VALUE || result == LockedMethod.Result.PRIMITIVE
-                || result == LockedMethod.Result.OPTIONAL)) {
+        if (annotation.interruptOnLoss() && !result.synchronous()) {
             throw new RedlockConfigurationException("@Redlocked(interruptOnLoss = true) on " + description + ", which returns "
                     + specific.getReturnType().getSimpleName() + ": its work does not run on the calling thread, so there is "
                     + "no thread to interrupt.", "Remove interruptOnLoss, and stop the asynchronous work from the lease's "

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -212,7 +212,10 @@ public class RedlockedAspect {
 
         private final Runnable onRelease;
 
-        private final AtomicBoolean lossCounted = new AtomicBoolean();
+        private static final AtomicIntegerFieldUpdater<Held> LOSS_COUNTED = AtomicIntegerFieldUpdater.newUpdater(Held.class,
+                "lossCounted");
+
+        private volatile int lossCounted; // 1 once counted; an updater, not an AtomicBoolean per call
 
         /** The thread to interrupt on loss, while it runs the method; null when not asked to. */
         private final Thread runner;
@@ -290,7 +293,7 @@ public class RedlockedAspect {
 
         /** Counts the loss unless it was counted already; returns whether this call counted it. */
         private boolean countLoss() {
-            if (!this.lossCounted.compareAndSet(false, true)) {
+            if (!LOSS_COUNTED.compareAndSet(this, 0, 1)) {
                 return false;
             }
             if (this.observer != null) {

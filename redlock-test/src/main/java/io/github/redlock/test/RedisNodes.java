@@ -1,5 +1,7 @@
 package io.github.redlock.test;
 
+import java.io.IOException;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -79,6 +81,29 @@ public final class RedisNodes implements AutoCloseable {
      */
     public List<String> uris() {
         return this.nodes.stream().map(RedisNode::uri).toList();
+    }
+
+    /**
+     * Returns whether a Redis server answers {@code PING} at every one of these loopback URIs, e.g. to join
+     * nodes another process started.
+     * @param uris {@code redis://127.0.0.1:port} URIs, as {@link #uris()} gives them
+     * @return {@code true} if every node answered within 500 ms; {@code false} for an empty list
+     */
+    public static boolean allAnswer(List<String> uris) {
+        if (uris.isEmpty()) {
+            return false;
+        }
+        for (String uri : uris) {
+            try {
+                if (!Resp.command(java.net.URI.create(uri).getPort(), 500, "PING").equals("+PONG")) {
+                    return false;
+                }
+            }
+            catch (IOException | IllegalArgumentException ex) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

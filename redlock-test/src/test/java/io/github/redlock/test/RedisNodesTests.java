@@ -26,6 +26,16 @@ class RedisNodesTests {
     }
 
     @Test
+    void allAnswerTellsWhetherEveryNodeAnswers() {
+        try (RedisNodes redis = RedisNodes.start(3)) {
+            assertThat(RedisNodes.allAnswer(redis.uris())).isTrue();
+            redis.node(1).kill();
+            assertThat(RedisNodes.allAnswer(redis.uris())).isFalse();
+        }
+        assertThat(RedisNodes.allAnswer(java.util.List.of())).isFalse();
+    }
+
+    @Test
     void pausedNodeAnswersNothingUntilResumed() throws IOException {
         try (RedisNodes redis = RedisNodes.start(1)) {
             RedisNode node = redis.node(0);

@@ -1,12 +1,6 @@
 package io.github.redlock.sample;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,31 +55,10 @@ public final class LocalSampleApplication {
                 return List.of();
             }
             List<String> uris = List.of(Files.readString(NODES_FILE).trim().split(","));
-            for (String uri : uris) {
-                if (!answersPing(URI.create(uri))) {
-                    return List.of();
-                }
-            }
-            return uris;
-        }
-        catch (IOException | IllegalArgumentException ex) {
-            return List.of();
-        }
-    }
-
-    private static boolean answersPing(URI uri) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 200);
-            socket.setSoTimeout(500);
-            OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            byte[] reply = in.readNBytes(5);
-            return "+PONG".equals(new String(reply, StandardCharsets.US_ASCII));
+            return RedisNodes.allAnswer(uris) ? uris : List.of();
         }
         catch (IOException ex) {
-            return false;
+            return List.of();
         }
     }
 
