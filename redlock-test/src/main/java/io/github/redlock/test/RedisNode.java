@@ -33,6 +33,9 @@ public final class RedisNode implements AutoCloseable {
 
     private volatile boolean paused;
 
+    /** While cut off: the connection that commands the node, and the one that takes its last client slot. */
+    private volatile java.net.Socket[] cutOff;
+
     /** Whether the port was ever served: from then on, restarts keep it. */
     private volatile boolean pinnedPort;
 
@@ -116,6 +119,7 @@ public final class RedisNode implements AutoCloseable {
                 this.process = null;
             }
             this.paused = false;
+            closeCutOff(); // a restarted node accepts clients again
         }
         finally {
             this.lock.unlock();
@@ -151,6 +155,83 @@ public final class RedisNode implements AutoCloseable {
         }
         finally {
             this.lock.unlock();
+        }
+    }
+
+    /**
+     * Cuts the node off from its clients, as a network partition would: every client connection is dropped
+     * and new ones are refused ({@code maxclients} is lowered to the two connections this method keeps), while
+     * the server runs on with its keys. {@link #heal()} undoes it. Clients see a disconnect, then failing
+     * reconnects; this harness's own commands to the node fail meanwhile.
+     */
+    public void cutOff() {
+        this.lock.lock();
+        try {
+            if (this.cutOff != null) {
+                return;
+            }
+            java.net.Socket control = Resp.open(this.port, 2000);
+            java.net.Socket filler = Resp.open(this.port, 2000);
+            // A subscribed connection is of type pubsub, so the kill of every normal client below spares it.
+            Resp.command(filler, "SUBSCRIBE", "redlock-test:cut-off");
+            expectOk(Resp.command(control, "CONFIG", "SET", "maxclients", "2"), "CONFIG SET maxclients");
+            String killed = Resp.command(control, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+            if (!killed.startsWith(":")) {
+                throw new IllegalStateException("CLIENT KILL on " + hostAndPort() + " answered " + killed);
+            }
+            this.cutOff = new java.net.Socket[] { control, filler };
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Node " + hostAndPort() + " could not be cut off", ex);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Ends a {@link #cutOff()}: clients may connect again. Does nothing when the node is not cut off.
+     */
+    public void heal() {
+        this.lock.lock();
+        try {
+            java.net.Socket[] sockets = this.cutOff;
+            if (sockets == null) {
+                return;
+            }
+            try {
+                expectOk(Resp.command(sockets[0], "CONFIG", "SET", "maxclients", "10000"), "CONFIG SET maxclients");
+            }
+            finally {
+                closeCutOff();
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Node " + hostAndPort() + " could not be healed", ex);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private void closeCutOff() {
+        java.net.Socket[] sockets = this.cutOff;
+        this.cutOff = null;
+        if (sockets != null) {
+            for (java.net.Socket socket : sockets) {
+                try {
+                    socket.close();
+                }
+                catch (IOException ex) {
+                    // Already closed by the killed server.
+                }
+            }
+        }
+    }
+
+    private void expectOk(String reply, String command) {
+        if (!reply.startsWith("+OK")) {
+            throw new IllegalStateException(command + " on " + hostAndPort() + " answered " + reply);
         }
     }
 

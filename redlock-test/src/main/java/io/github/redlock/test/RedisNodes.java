@@ -107,8 +107,8 @@ public final class RedisNodes implements AutoCloseable {
     }
 
     /**
-     * Undoes every fault and empties every node: paused nodes are resumed, killed ones restarted (on their
-     * ports), and all keys deleted. Lets one set of nodes serve many tests.
+     * Undoes every fault and empties every node: paused nodes are resumed, cut-off ones healed, killed ones
+     * restarted (on their ports), and all keys deleted. Lets one set of nodes serve many tests.
      */
     public void reset() {
         for (RedisNode node : this.nodes) {
@@ -118,6 +118,7 @@ public final class RedisNodes implements AutoCloseable {
             else if (node.isPaused()) {
                 node.resume();
             }
+            node.heal();
             node.flushAll();
         }
     }

@@ -48,6 +48,21 @@ class RedisNodesTests {
     }
 
     @Test
+    void cutOffNodeDropsAndRefusesClientsButKeepsItsKeysUntilHealed() throws Exception {
+        try (RedisNodes redis = RedisNodes.start(1)) {
+            RedisNode node = redis.node(0);
+            try (java.net.Socket client = Resp.open(node.port(), 1000)) {
+                assertThat(Resp.command(client, "SET", "k", "v")).isEqualTo("+OK");
+                node.cutOff();
+                assertThat(client.getInputStream().read()).as("the open connection is closed").isEqualTo(-1);
+            }
+            assertThat(Resp.command(node.port(), 1000, "PING")).startsWith("-ERR max number of clients");
+            node.heal();
+            assertThat(Resp.command(node.port(), 1000, "GET", "k")).isEqualTo("$1");
+        }
+    }
+
+    @Test
     void killedNodeRefusesConnectionsAndRestartsEmptyOnTheSamePort() throws IOException {
         try (RedisNodes redis = RedisNodes.start(1)) {
             RedisNode node = redis.node(0);
