@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,15 +27,6 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * Everything is asynchronous; the synchronous API blocks on these futures with a bound.
  */
 final class LockEngine {
-
-    /** Returned by {@link #extend} when the extension did not reach a quorum within validity. */
-    static final long NOT_EXTENDED = Long.MIN_VALUE;
-
-    /**
-     * Returned by {@link #extend} when so many nodes answered that the key is not this lease's (gone or
-     * taken) that no quorum can ever extend it again.
-     */
-    static final long REFUSED = Long.MIN_VALUE + 1;
 
     /**
      * Token sources: independent DRBG instances, one picked at random per token. A single shared
@@ -89,7 +81,7 @@ final class LockEngine {
         this.clockDriftFactor = clockDriftFactor;
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
-        this.observer = observer;
+        this.observer = GuardedObserver.of(observer);
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
         long queueMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(3 * retryDelayNanos + 4 * nodeTimeoutNanos));
         this.queueMillis = Long.toString(queueMillis).getBytes(StandardCharsets.US_ASCII);
@@ -105,10 +97,13 @@ final class LockEngine {
         return this.callBoundNanos;
     }
 
-    /** Stops accepting acquisitions and stops every lease's auto-extension and loss watch. */
+    /**
+     * Stops accepting acquisitions, and stops every held lease's auto-extension and loss watch: each is lost
+     * (its {@code lost()} completes), as nothing extends it any more.
+     */
     void close() {
         this.closed = true;
-        this.held.forEach(RedlockLease::stopWatching);
+        this.held.forEach(RedlockLease::closed);
     }
 
     boolean isClosed() {
@@ -171,8 +166,14 @@ final class LockEngine {
                         + millis((long) (ttlNanos * this.acquisitionBudget));
             }
             if (reached && problem == null) {
-                RedlockLease lease = new RedlockLease(this, type, key, keys, token, tokenBytes, call, ttlMillis,
-                        call.startNanos() + ttlNanos - drift);
+                NodeExpiries expiries = new NodeExpiries(this.nodes.length, call.startNanos());
+                for (int i = 0; i < this.nodes.length; i++) {
+                    NodeReply reply = call.reply(i);
+                    if (reply != null && reply.granted()) {
+                        expiries.raise(i, call.startNanos() + ttlNanos - drift);
+                    }
+                }
+                RedlockLease lease = new RedlockLease(this, type, key, keys, token, tokenBytes, call, ttlMillis, expiries);
                 if (this.held.add(lease) && this.held.size() > HELD_PURGE_THRESHOLD) {
                     this.held.removeIf((stale) -> !stale.isValid()); // leases whose holders never released them
                 }
@@ -183,9 +184,10 @@ final class LockEngine {
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
             // the failure, so that its next attempt follows the clean-up on every connection.
             LuaScript cleanup = retrying ? type.retryCleanupScript() : type.releaseScript();
+            long owedUntil = System.nanoTime() + ttlNanos;
             return inProgramOrder(() -> {
                 // sent here, not through release(): one hop at most
-                script(cleanup, "release", keys.cleanup(retrying), new byte[][] { tokenBytes }, call);
+                releaseCall(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes }, call, owedUntil);
                 return failed;
             });
         });
@@ -202,8 +204,9 @@ final class LockEngine {
         LockType type = lease.type();
         byte[][] keys = lease.keys().release();
         byte[][] args = { lease.tokenBytes() };
-        CompletableFuture<Boolean> released = inProgramOrder(() -> script(type.releaseScript(), "release", keys, args,
-                lease.acquisition())).thenCompose(QuorumCall::decision);
+        long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
+        CompletableFuture<Boolean> released = inProgramOrder(() -> releaseCall(type.releaseScript(), keys, args,
+                lease.acquisition(), owedUntil)).thenCompose(QuorumCall::decision);
         if (this.observer != null) {
             released.thenAccept((done) -> this.observer.released(done, System.nanoTime() - start));
         }
@@ -216,37 +219,82 @@ final class LockEngine {
     }
 
     /**
-     * Compare-and-PEXPIRE (for a reader: renewal of its token's expiry) on every node at once.
-     * @return a future of the new validity deadline ({@link System#nanoTime()} based), {@link #NOT_EXTENDED}
-     * when no quorum extended it within validity, or {@link #REFUSED} when a quorum never can
+     * Compare-and-extend (for a reader: renewal of its token's expiry) on every node at once. Each node keeps
+     * the longer of its key's time to live and {@code ttlMillis}, and says how long that is; every answer is
+     * recorded in the lease's {@link NodeExpiries} (a yes raises that node's time, a no drops the node), also
+     * answers that come after the decision.
+     * @return a future of the outcome: extended when a quorum of nodes confirmed the key past now
      */
-    CompletableFuture<Long> extend(RedlockLease lease, long ttlMillis) {
+    CompletableFuture<ExtendOutcome> extend(RedlockLease lease, long ttlMillis) {
         byte[][] keys = lease.keys().extend();
         byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
         LuaScript script = lease.type().extendScript();
-        return inProgramOrder(() -> script(script, "extend", keys, args, lease.acquisition())).thenCompose((call) -> call.decision().thenApply((reached) -> {
-            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
-            long drift = drift(ttlNanos);
-            boolean valid = reached && ttlNanos - call.elapsedNanos() - drift > 0;
+        return inProgramOrder(() -> extendCall(script, keys, args, lease.acquisition())).thenCompose((call) -> call.decision().thenApply((reached) -> {
+            int holding = record(lease.expiries(), call);
+            call.allReplies().thenRun(() -> record(lease.expiries(), call)); // late answers count too
+            boolean extended = reached && holding >= this.quorum;
             if (this.observer != null) {
-                this.observer.extended(valid, System.nanoTime() - call.startNanos());
+                this.observer.extended(extended, System.nanoTime() - call.startNanos());
             }
-            if (valid) {
-                return call.startNanos() + ttlNanos - drift;
+            if (extended) {
+                return ExtendOutcome.EXTENDED;
             }
-            return (call.denied() > this.nodes.length - this.quorum) ? REFUSED : NOT_EXTENDED;
+            return (call.denied() > this.nodes.length - this.quorum) ? ExtendOutcome.REFUSED : ExtendOutcome.NOT_EXTENDED;
         }));
     }
 
     /**
-     * Runs a follow-up script on every node the acquisition's SET may have reached; the others (refused
-     * before sending: disconnected, or too many replies pending) hold nothing of this lease.
+     * Records what an extension's nodes said into the lease's per-node times: a node that keeps the key for
+     * {@code r} ms holds it until at least the call's start plus {@code r}, less drift; a node without it is gone.
+     * @return how many nodes this call showed to hold the key past now
      */
-    private QuorumCall script(LuaScript script, String command, byte[][] keys, byte[][] args, QuorumCall acquisition) {
-        QuorumCall call = newCall(command);
+    private int record(NodeExpiries expiries, QuorumCall call) {
+        long now = System.nanoTime();
+        int holding = 0;
+        for (int i = 0; i < this.nodes.length; i++) {
+            NodeReply reply = call.reply(i);
+            if (reply == null) {
+                continue;
+            }
+            if (reply.outcome() == NodeReply.Outcome.DENIED) {
+                expiries.drop(i);
+            }
+            else if (reply.granted() && reply.heldMillis() > 0) {
+                long held = TimeUnit.MILLISECONDS.toNanos(reply.heldMillis());
+                long until = call.startNanos() + held - drift(held);
+                expiries.raise(i, until);
+                if (until - now > 0) {
+                    holding++;
+                }
+            }
+        }
+        return holding;
+    }
+
+    /**
+     * Sends a release or clean-up to every node the acquisition's SET may have reached; the others (refused
+     * before sending: disconnected, or too many replies pending) hold nothing of this lease. One that cannot
+     * be sent now is sent when its node is back, until {@code owedUntilNanos}.
+     */
+    private QuorumCall releaseCall(LuaScript script, byte[][] keys, byte[][] args, QuorumCall acquisition, long owedUntilNanos) {
+        QuorumCall call = newCall("release");
         for (int i = 0; i < this.nodes.length; i++) {
             if (acquisition.maySetOn(i)) {
-                this.nodes[i].eval(script, keys, args, call, i);
+                this.nodes[i].release(script, keys, args, call, i, owedUntilNanos);
+            }
+            else {
+                call.record(i, NodeReply.NOT_SENT);
+            }
+        }
+        return call;
+    }
+
+    /** Sends an extension to every node the acquisition's SET may have reached, as {@link #releaseCall} does. */
+    private QuorumCall extendCall(LuaScript script, byte[][] keys, byte[][] args, QuorumCall acquisition) {
+        QuorumCall call = newCall("extend");
+        for (int i = 0; i < this.nodes.length; i++) {
+            if (acquisition.maySetOn(i)) {
+                this.nodes[i].extend(script, keys, args, call, i);
             }
             else {
                 call.record(i, NodeReply.NOT_SENT);
@@ -278,31 +326,45 @@ final class LockEngine {
     }
 
     /**
-     * Waits for a future of this engine, at most {@code boundNanos}. On interruption or time-out the
-     * future is cancelled (so that retries stop and a late lease is released) and {@code fallback} is
-     * returned, with the thread's interrupt flag restored.
+     * Waits for a future of this engine, at most {@code boundNanos}. On interruption or time-out the future is
+     * cancelled (so that retries stop and a lease that arrives later is released) and {@code fallback} is
+     * returned, with the thread's interrupt flag restored. A future that completed before it could be
+     * cancelled keeps its result, which is returned: a lease acquired at the moment its caller gave up is
+     * then the caller's, never an orphan.
      */
     static <T> T await(CompletableFuture<T> future, long boundNanos, Supplier<T> fallback) {
         try {
             return future.get(boundNanos, TimeUnit.NANOSECONDS);
         }
         catch (InterruptedException ex) {
-            future.cancel(false);
             Thread.currentThread().interrupt();
-            return fallback.get();
+            return abandon(future, fallback);
         }
         catch (TimeoutException ex) {
-            future.cancel(false);
-            return fallback.get();
+            return abandon(future, fallback);
         }
         catch (ExecutionException ex) {
-            if (ex.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(ex.getCause());
+            throw rethrown(ex.getCause());
         }
     }
 
+    private static <T> T abandon(CompletableFuture<T> future, Supplier<T> fallback) {
+        if (future.cancel(false)) {
+            return fallback.get();
+        }
+        try {
+            return future.join(); // completed first: no waiting
+        }
+        catch (CompletionException ex) {
+            throw rethrown(ex.getCause());
+        }
+    }
+
+    private static RuntimeException rethrown(Throwable cause) {
+        return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
+    }
+
+    /** The clock drift allowance for a time to live: {@code ttl * clockDriftFactor + 2 ms}. */
     private long drift(long ttlNanos) {
         return (long) (ttlNanos * this.clockDriftFactor) + FIXED_DRIFT_NANOS;
     }

@@ -3,11 +3,15 @@ package io.github.redlock.core;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The kinds of lock and the Redis keys and scripts of each. The exclusive lock is one string key set with
- * {@code SET NX PX}. A read-write lock is a key space of its own, apart from the exclusive lock of the same
- * name: a writer key ({@code <prefix><key>:writer}), a sorted set of reader tokens scored by expiry
- * ({@code :readers}), the queue of refused writers and readers by arrival ({@code :queued-writers},
- * {@code :queued-readers}) and the expiry of each queue entry ({@code :queue-expiry}).
+ * The kinds of lock and the Redis keys and scripts of each. The exclusive lock is one string key,
+ * {@code <prefix><key>}, set with {@code SET NX PX} to the token: the layout of other Redlock clients, which
+ * therefore exclude this one on the same keys. A read-write lock is a key space of its own, apart from the
+ * exclusive lock of the same name: {@code <prefix><key>}, then the byte {@code 0xFF}, then the part's name —
+ * {@code writer} (the writer's key), {@code readers} (a sorted set of reader tokens scored by expiry),
+ * {@code queued-writers} and {@code queued-readers} (refused writers and readers by arrival) and
+ * {@code queue-expiry} (the expiry of each queue entry). Keys are UTF-8, which never contains the byte
+ * {@code 0xFF}, so no user key, whatever its text, names a part of a read-write lock, and no read-write lock
+ * shares a key with an exclusive lock.
  */
 enum LockType {
 
@@ -19,6 +23,9 @@ enum LockType {
 
     /** One holder, excluded by readers and other writers. */
     WRITE("acquire-write");
+
+    /** Separates a read-write lock's key from its parts' names: a byte that UTF-8 never produces. */
+    static final byte PART_SEPARATOR = (byte) 0xFF;
 
     private final String command;
 
@@ -37,15 +44,25 @@ enum LockType {
             byte[][] key = { redisKey.getBytes(StandardCharsets.UTF_8) };
             return new Keys(key, key, key, key);
         }
-        byte[] writer = (redisKey + ":writer").getBytes(StandardCharsets.UTF_8);
-        byte[] readers = (redisKey + ":readers").getBytes(StandardCharsets.UTF_8);
-        byte[] queuedWriters = (redisKey + ":queued-writers").getBytes(StandardCharsets.UTF_8);
-        byte[] queuedReaders = (redisKey + ":queued-readers").getBytes(StandardCharsets.UTF_8);
-        byte[] queueExpiry = (redisKey + ":queue-expiry").getBytes(StandardCharsets.UTF_8);
+        byte[] base = redisKey.getBytes(StandardCharsets.UTF_8);
+        byte[] writer = part(base, "writer");
+        byte[] readers = part(base, "readers");
+        byte[] queuedWriters = part(base, "queued-writers");
+        byte[] queuedReaders = part(base, "queued-readers");
+        byte[] queueExpiry = part(base, "queue-expiry");
         byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
         return (this == READ)
                 ? new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers }, new byte[][] { readers })
                 : new Keys(all, new byte[][] { writer, queuedWriters, queueExpiry }, new byte[][] { writer }, new byte[][] { writer });
+    }
+
+    /** The key of one part of a read-write lock: the lock's key, the separator byte 0xFF, the part's name. */
+    private static byte[] part(byte[] base, String name) {
+        byte[] key = new byte[base.length + 1 + name.length()];
+        System.arraycopy(base, 0, key, 0, base.length);
+        key[base.length] = PART_SEPARATOR;
+        System.arraycopy(name.getBytes(StandardCharsets.US_ASCII), 0, key, base.length + 1, name.length());
+        return key;
     }
 
     /** The script that acquires a lock of this type on one node; none for the exclusive lock (SET NX PX). */

@@ -7,10 +7,19 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 
 /**
- * What one node answered to one command of the algorithm: a yes, a no, or why there was no answer.
- * Internal; the outcome names are those of the {@code redlock.node.command} meter.
+ * What one node answered to one command of the algorithm: a yes, a no, or why there was no answer; for a yes
+ * to an extension, also how long the node will keep the key. Internal; the outcome names are those of the
+ * {@code redlock.node.command} meter.
+ *
+ * @param outcome what happened
+ * @param reason the outcome in words, for errors
+ * @param heldMillis for a yes to an extension, the key's time to live on the node afterwards; else -1
  */
-record NodeReply(Outcome outcome, String reason) {
+record NodeReply(Outcome outcome, String reason, long heldMillis) {
+
+    NodeReply(Outcome outcome, String reason) {
+        this(outcome, reason, -1);
+    }
 
     /** The node did what was asked (set, deleted or extended the key). */
     static final NodeReply GRANTED = new NodeReply(Outcome.GRANTED, "granted");
@@ -21,6 +30,11 @@ record NodeReply(Outcome outcome, String reason) {
 
     /** A follow-up not sent to a node that never received the SET: there is nothing of ours to touch. */
     static final NodeReply NOT_SENT = new NodeReply(Outcome.SKIPPED, "no SET was sent to it");
+
+    /** A yes to an extension: the node keeps the key for {@code heldMillis} more. */
+    static NodeReply held(long heldMillis) {
+        return new NodeReply(Outcome.GRANTED, "granted", heldMillis);
+    }
 
     /** The reply of a node that has had no connection since start-up, with why. */
     static NodeReply notConnected(String why) {

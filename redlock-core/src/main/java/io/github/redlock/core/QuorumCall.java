@@ -155,6 +155,11 @@ final class QuorumCall implements TimerTask {
         return this.startNanos;
     }
 
+    /** The node's reply so far, or null while it has neither answered nor timed out. */
+    NodeReply reply(int node) {
+        return this.replies.get(node);
+    }
+
     /** How many nodes said yes so far. */
     int granted() {
         return this.granted;

@@ -4,8 +4,11 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -25,6 +28,12 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * at once, later Lettuce rejects them (the client options say so). Replies are recorded into a
  * {@link QuorumCall}, which also stops waiting at the node timeout. Commands are never cancelled, so each
  * one reaches the node in the order it was queued on the connection.
+ * <p>
+ * What may be queued for a node is bounded so that releases always fit: acquisitions and extensions are
+ * refused without sending while {@link #SET_LIMIT} replies are pending, releases and clean-ups never are.
+ * A release or clean-up that could not be sent (the node was disconnected) is owed: it is sent again once
+ * the node is connected and has its scripts, as long as the key could still exist, up to
+ * {@link #OWED_LIMIT} per node; past that the key expires with its ttl, and a warning says so.
  */
 final class RedisNodeClient implements RedisConnectionStateListener {
 
@@ -35,6 +44,11 @@ final class RedisNodeClient implements RedisConnectionStateListener {
      * log) a command.
      */
     static final int SET_LIMIT = NodeConnections.REQUEST_QUEUE_SIZE / 2;
+
+    /** Releases and clean-ups owed to one node at most; more are dropped (their keys expire with their ttl). */
+    static final int OWED_LIMIT = 10_000;
+
+    private static final System.Logger logger = System.getLogger(RedisNodeClient.class.getName());
 
     private static final Delay CONNECT_RETRY = Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2,
             TimeUnit.MILLISECONDS);
@@ -72,6 +86,14 @@ final class RedisNodeClient implements RedisConnectionStateListener {
     private final AtomicInteger awaitingReply = new AtomicInteger();
 
     private final NodeReply unresponsive;
+
+    /** Releases and clean-ups that could not be sent, to send once the node is back. */
+    private final ConcurrentLinkedQueue<Owed> owed = new ConcurrentLinkedQueue<>();
+
+    private final AtomicInteger owedCount = new AtomicInteger();
+
+    /** When a dropped owed release was last logged; 0 before the first. */
+    private final AtomicLong droppedLoggedAt = new AtomicLong();
 
     RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
         this.connector = connector;
@@ -179,6 +201,7 @@ final class RedisNodeClient implements RedisConnectionStateListener {
                 .toArray(CompletableFuture[]::new)).whenComplete((loaded, failure) -> {
                     if (failure == null) {
                         this.scriptsLoaded = true;
+                        resendOwed(); // the connection works: what could not be sent before goes now
                     }
                     else if (attempt < 100 && !this.closed) {
                         // Rejected while the handshake runs, or the node went away: a later reconnect retries too.
@@ -219,6 +242,35 @@ final class RedisNodeClient implements RedisConnectionStateListener {
     }
 
     /**
+     * Sends an extension script and records how long the node keeps the key ({@link NodeReply#held}), or a
+     * no; refused without sending, like a SET, while too many replies are pending, so that an unresponsive
+     * node's queue keeps room for every release.
+     */
+    void extend(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        if (this.commands != null && refusedAsUnresponsive(call, index)) {
+            return;
+        }
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
+                ? NodeReply.held(reply) : scriptReply(reply, failure)));
+    }
+
+    /**
+     * Sends a release or clean-up script and records whether it deleted something. Never refused for pending
+     * replies; if the node rejects it because it is disconnected, it is owed and sent again when the node
+     * is back, until {@code owedUntilNanos} ({@link System#nanoTime()}), after which the key cannot exist.
+     */
+    void release(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, long owedUntilNanos) {
+        Owed entry = new Owed(script, keys, args, owedUntilNanos);
+        send(script, keys, args, call, index, (reply, failure) -> {
+            NodeReply result = scriptReply(reply, failure);
+            if (result.outcome() == NodeReply.Outcome.REJECTED) {
+                owe(entry);
+            }
+            call.record(index, result);
+        });
+    }
+
+    /**
      * Refuses an acquisition without sending it while {@link #SET_LIMIT} replies are pending: nothing sent, so
      * no clean-up owed; nothing logged or thrown.
      */
@@ -231,20 +283,29 @@ final class RedisNodeClient implements RedisConnectionStateListener {
     }
 
     /**
-     * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
-     * NOSCRIPT, and records a reply of 1 as a yes.
+     * Runs a script and records a reply of 1 as a yes.
      */
     void eval(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, scriptReply(reply, failure)));
+    }
+
+    /**
+     * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
+     * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
+     */
+    private void send(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
         RedisAsyncCommands<byte[], byte[]> async = this.commands;
         if (async == null) {
-            call.record(index, this.notConnected);
+            if (call != null) {
+                call.record(index, this.notConnected);
+            }
             return;
         }
         this.awaitingReply.incrementAndGet();
         if (!this.scriptsLoaded) {
             async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
                 this.awaitingReply.decrementAndGet();
-                call.record(index, scriptReply(reply, failure));
+                done.accept(reply, failure);
             });
             return;
         }
@@ -255,13 +316,58 @@ final class RedisNodeClient implements RedisConnectionStateListener {
                 this.awaitingReply.incrementAndGet();
                 async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((retried, again) -> {
                     this.awaitingReply.decrementAndGet();
-                    call.record(index, scriptReply(retried, again));
+                    done.accept(retried, again);
                 });
             }
             else {
-                call.record(index, scriptReply(reply, failure));
+                done.accept(reply, failure);
             }
         });
+    }
+
+    /** Keeps a release that could not be sent, to send when the node is back (bounded; see the class). */
+    private void owe(Owed entry) {
+        if (this.closed || entry.untilNanos() - System.nanoTime() <= 0) {
+            return;
+        }
+        if (this.owedCount.incrementAndGet() > OWED_LIMIT) {
+            this.owedCount.decrementAndGet();
+            long now = System.nanoTime();
+            long last = this.droppedLoggedAt.get();
+            if ((last == 0 || now - last >= TimeUnit.MINUTES.toNanos(1)) && this.droppedLoggedAt.compareAndSet(last, (now == 0) ? 1 : now)) {
+                logger.log(System.Logger.Level.WARNING, "Node " + this.name + " is unreachable with " + OWED_LIMIT + " releases "
+                        + "waiting to be sent; further keys there are left to expire with their ttl");
+            }
+            return;
+        }
+        this.owed.add(entry);
+        if (this.scriptsLoaded && isConnected()) {
+            // Connected again meanwhile (or the node refused for its queue): try again shortly, off this call's thread.
+            this.scheduler.schedule(this::resendOwed, 50, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sends the owed releases whose keys may still exist; one rejected again is owed again. */
+    private void resendOwed() {
+        long now = System.nanoTime();
+        for (int left = this.owedCount.get(); left > 0; left--) {
+            Owed entry = this.owed.poll();
+            if (entry == null) {
+                return;
+            }
+            this.owedCount.decrementAndGet();
+            if (entry.untilNanos() - now > 0) {
+                send(entry.script(), entry.keys(), entry.args(), null, 0, (reply, failure) -> {
+                    if (scriptReply(reply, failure).outcome() == NodeReply.Outcome.REJECTED) {
+                        owe(entry);
+                    }
+                });
+            }
+        }
+    }
+
+    /** A release or clean-up that could not be sent, and until when its key could exist. */
+    private record Owed(LuaScript script, byte[][] keys, byte[][] args, long untilNanos) {
     }
 
     private static NodeReply scriptReply(Long reply, Throwable failure) {
@@ -277,6 +383,8 @@ final class RedisNodeClient implements RedisConnectionStateListener {
      */
     CompletableFuture<Void> close() {
         this.closed = true;
+        this.owed.clear();
+        this.owedCount.set(0);
         StatefulRedisConnection<byte[], byte[]> current = this.connection;
         this.connection = null;
         this.commands = null;

@@ -71,7 +71,8 @@ public final class Redlock implements AutoCloseable {
      * @param ttl how long the nodes keep the key, at least 1 ms
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the lease, or empty if it could not be acquired within the wait time (or the thread was
-     * interrupted, whose interrupt flag is then set)
+     * interrupted, whose interrupt flag is then set; a lease acquired at the very moment of the interrupt is
+     * returned all the same, with the flag set, and must be released as usual)
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(String key, Duration ttl, Duration waitTime) {
@@ -162,9 +163,9 @@ public final class Redlock implements AutoCloseable {
      * {@code waitTime} has passed. A refused reader or writer is queued on the nodes, by arrival, until it
      * gets the lock or stops trying: readers arriving after a waiting writer wait for it, and a writer
      * arriving after waiting readers waits for them, so neither side can starve the other. The read-write
-     * lock lives in keys of its own ({@code <prefix><key>:writer}, {@code :readers}, {@code :queued-writers},
-     * {@code :queued-readers} and {@code :queue-expiry}), so it does not exclude, and is not excluded by, the
-     * exclusive lock of the same key.
+     * lock lives in keys of its own: {@code <prefix><key>}, the byte {@code 0xFF} (which no UTF-8 key
+     * contains), then {@code writer}, {@code readers}, {@code queued-writers}, {@code queued-readers} or
+     * {@code queue-expiry}. So it does not exclude, and is not excluded by, any exclusive lock, whatever its key.
      * @param key the lock's name, not blank
      * @param ttl how long the nodes keep the writer's key, at least 1 ms
      * @param waitTime how long to keep trying; zero for a single attempt
@@ -235,7 +236,16 @@ public final class Redlock implements AutoCloseable {
 
     private CompletableFuture<Optional<RedlockLease>> acquireAsync(LockType type, String key, Duration ttl, Duration waitTime) {
         CompletableFuture<LockEngine.Attempt> attempt = start(type, key, ttl, waitTime);
-        CompletableFuture<Optional<RedlockLease>> result = attempt.thenApply((done) -> Optional.ofNullable(done.lease()));
+        CompletableFuture<Optional<RedlockLease>> result = new CompletableFuture<>();
+        // One hand-off: the lease goes to the caller, or, if the caller cancelled first, back to the nodes.
+        attempt.whenComplete((done, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            }
+            else if (!result.complete(Optional.ofNullable(done.lease())) && done.lease() != null) {
+                done.lease().releaseAsync();
+            }
+        });
         result.whenComplete((value, failure) -> {
             if (result.isCancelled()) {
                 attempt.cancel(false); // stops retries; a lease that arrives later is released
@@ -275,8 +285,9 @@ public final class Redlock implements AutoCloseable {
 
     /**
      * Stops the automatic extension of every lease, then closes the connections to the nodes and, unless
-     * they were given to the builder, the Lettuce resources. Leases still held expire with their ttl.
-     * Never throws.
+     * they were given to the builder, the Lettuce resources. Leases still held are lost (their
+     * {@link RedlockLease#lost()} completes, as nothing extends or releases them any more) and their keys
+     * expire with their ttl. Never throws.
      */
     @Override
     public void close() {

@@ -31,6 +31,8 @@ public final class RedlockLease implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(RedlockLease.class.getName());
 
+    private static final String MAJORITY_GONE = "a majority of nodes no longer hold its token (expired or taken), so it could not be extended";
+
     private static final VarHandle LOST;
 
     private static final VarHandle HOLD_DEADLINE;
@@ -70,7 +72,14 @@ public final class RedlockLease implements AutoCloseable {
 
     private final long ttlMillis;
 
-    private volatile long validUntilNanos;
+    /** Per node, until when it is known to hold the key: the lease's validity is derived from it, never cached. */
+    private final NodeExpiries expiries;
+
+    /** The longest time to live this lease asked any node for: how long a release stays worth sending. */
+    private volatile long longestTtlMillis;
+
+    /** Whether the automatic extension reached {@code maxHold}: no further extension would add anything. */
+    private volatile boolean holdReached;
 
     /** Why the lease was lost before its release, or null. */
     private volatile String lostBecause;
@@ -89,7 +98,7 @@ public final class RedlockLease implements AutoCloseable {
     private volatile Timeout watch;
 
     RedlockLease(LockEngine engine, LockType type, String key, LockType.Keys keys, String token, byte[] tokenBytes,
-            QuorumCall acquisition, long ttlMillis, long validUntilNanos) {
+            QuorumCall acquisition, long ttlMillis, NodeExpiries expiries) {
         this.engine = engine;
         this.type = type;
         this.key = key;
@@ -98,7 +107,8 @@ public final class RedlockLease implements AutoCloseable {
         this.tokenBytes = tokenBytes;
         this.acquisition = acquisition;
         this.ttlMillis = ttlMillis;
-        this.validUntilNanos = validUntilNanos;
+        this.longestTtlMillis = ttlMillis;
+        this.expiries = expiries;
     }
 
     /**
@@ -127,50 +137,59 @@ public final class RedlockLease implements AutoCloseable {
     }
 
     /**
-     * Returns how much longer the lease is valid: the ttl minus the time the acquisition (or the last
-     * extension) took, minus the clock drift allowance, minus the time since. Zero once released or expired.
+     * Returns how much longer the lease is valid: how long a quorum of nodes is known to keep its key, from
+     * their answers to the acquisition and to every extension since, each less the time its command took and
+     * the clock drift allowance. Zero once released, lost or expired.
      * @return the remaining validity, never negative
      */
     public Duration remainingValidity() {
-        if (this.release.get() != null) {
+        if (released() || this.lostBecause != null) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, this.validUntilNanos - System.nanoTime()));
+        return Duration.ofNanos(Math.max(0, validLeft(System.nanoTime())));
     }
 
     /**
-     * Returns whether the lease is neither released, lost nor expired.
+     * Returns whether the lease is neither released, lost nor expired. While it is, a quorum of nodes holds
+     * its token for at least {@link #remainingValidity()}.
      * @return {@code true} while the holder may rely on holding the lock
      */
     public boolean isValid() {
-        return this.release.get() == null && this.lostBecause == null && this.validUntilNanos - System.nanoTime() > 0;
+        return !released() && this.lostBecause == null && validLeft(System.nanoTime()) > 0;
     }
 
     /**
-     * Sets the key's time to live to {@code ttl} on every node that still holds this lease's token. It
-     * succeeds only if a quorum did so within validity, and the validity is then renewed as at acquisition.
-     * @param ttl the new time to live, at least 1 ms
+     * Makes the key live at least {@code ttl} more on every node that still holds this lease's token; a node
+     * never shortens it (asking for less than it has left changes nothing). It succeeds if a quorum of nodes
+     * confirmed the key within validity. Whatever the outcome, the validity follows what the nodes answered:
+     * raised only as far as a quorum confirmed, and lowered when nodes no longer hold the key. If so many
+     * nodes answer that the key is no longer this lease's that no quorum ever can again, the lease is lost.
+     * @param ttl the time to live to ask for, at least 1 ms
      * @return {@code true} if the lease was extended; {@code false} if it was released, lost or no quorum answered
      * @throws IllegalArgumentException if {@code ttl} is null or below 1 ms
      */
     public boolean extend(Duration ttl) {
         long ttlMillis = Redlock.ttlMillis(ttl);
-        if (this.release.get() != null) {
+        if (released() || this.lostBecause != null) {
             return false;
         }
-        long validUntil = LockEngine.await(this.engine.extend(this, ttlMillis), this.engine.callBoundNanos(),
-                () -> LockEngine.NOT_EXTENDED);
-        if (validUntil == LockEngine.NOT_EXTENDED || validUntil == LockEngine.REFUSED || this.lostBecause != null) {
-            return false;
+        if (ttlMillis > this.longestTtlMillis) {
+            this.longestTtlMillis = ttlMillis; // racing raises may keep the smaller: a release is then given up sooner
         }
-        this.validUntilNanos = validUntil;
-        return true;
+        ExtendOutcome outcome = LockEngine.await(this.engine.extend(this, ttlMillis), this.engine.callBoundNanos(),
+                () -> ExtendOutcome.NOT_EXTENDED);
+        if (outcome == ExtendOutcome.REFUSED) {
+            markLost(MAJORITY_GONE);
+        }
+        return outcome == ExtendOutcome.EXTENDED && this.lostBecause == null && !released();
     }
 
     /**
      * Keeps the lease while its holder works, for work of unknown length: on the lock's shared timer (no
-     * thread per lease), the lease is extended by its ttl each time half of the ttl remains, until
-     * {@code maxHold} after the acquisition; from then on it runs out. An extension that fails is retried while
+     * thread per lease), the lease is extended by its ttl each time half of the ttl remains, never past
+     * {@code maxHold} after the acquisition; from then on it runs out. An extension that would gain less than
+     * a quarter of the ttl before {@code maxHold} is not sent, so a lease is extended at most about
+     * {@code maxHold / (ttl / 2) + 1} times when the nodes answer. An extension that fails is retried while
      * a quarter of the ttl remains. If none succeeds, or a majority of nodes say the key is no longer this
      * lease's, the lease is lost: {@link #isValid()} turns false, {@link #lost()} completes, and an error is
      * logged. Release stops the extension, as does closing the {@link Redlock}.
@@ -199,9 +218,10 @@ public final class RedlockLease implements AutoCloseable {
     }
 
     /**
-     * Returns a future that completes when the lease is lost before its release: an automatic extension
-     * failed, or the validity ran out while the lease was held (also after {@code maxHold}). It never
-     * completes once the lease was released first. The first call on a lease that is not extended
+     * Returns a future that completes when the lease is lost before its release: an extension was refused by
+     * a majority of nodes, an automatic extension failed, the validity ran out while the lease was held (also
+     * after {@code maxHold}), or its {@link Redlock} was closed. It never completes once the lease was
+     * released first. The first call on a lease that is not extended
      * automatically arms a timer at the end of its validity.
      * @return a future of the loss, one per call (completing it does not affect the lease)
      */
@@ -216,7 +236,7 @@ public final class RedlockLease implements AutoCloseable {
                     created.complete(null);
                 }
                 else if (this.holdDeadlineNanos == 0) {
-                    watchIn(this.validUntilNanos - System.nanoTime());
+                    watchIn(validLeft(System.nanoTime()));
                 }
             }
         }
@@ -302,6 +322,26 @@ public final class RedlockLease implements AutoCloseable {
         return this.acquisition;
     }
 
+    NodeExpiries expiries() {
+        return this.expiries;
+    }
+
+    long longestTtlMillis() {
+        return this.longestTtlMillis;
+    }
+
+    /** The {@link Redlock} was closed while this lease was held: nothing extends or watches it any more. */
+    void closed() {
+        stopWatching();
+        markLost("its Redlock was closed while it was held: nothing extends it any more, and its keys expire with their ttl");
+    }
+
+    /** How long a quorum of nodes is known to hold the key after {@code now}; negative when none is. */
+    private long validLeft(long now) {
+        long until = this.expiries.validUntil(this.engine.quorum());
+        return (until == NodeExpiries.UNKNOWN) ? -1 : until - now;
+    }
+
     /** Cancels the pending extension or validity check; a running extension's result is ignored. */
     void stopWatching() {
         Timeout current = this.watch;
@@ -329,7 +369,7 @@ public final class RedlockLease implements AutoCloseable {
 
     /** When the next extension is due: once half of the ttl remains. */
     private long nextExtensionDelay() {
-        return this.validUntilNanos - System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 2;
+        return validLeft(System.nanoTime()) - TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 2;
     }
 
     /** On the timer: extends the lease when auto-extension runs, else checks whether validity ran out. */
@@ -339,36 +379,38 @@ public final class RedlockLease implements AutoCloseable {
         }
         long now = System.nanoTime();
         long holdDeadline = this.holdDeadlineNanos;
-        long validLeft = this.validUntilNanos - now;
-        if (holdDeadline != 0 && validLeft > 0) {
-            long ttl = Math.min(this.ttlMillis, TimeUnit.NANOSECONDS.toMillis(holdDeadline - now));
-            if (ttl >= 1) {
-                this.engine.extend(this, ttl).whenComplete((validUntil, failure) -> afterExtension(
-                        (failure != null) ? LockEngine.NOT_EXTENDED : validUntil));
+        long validLeft = validLeft(now);
+        if (holdDeadline != 0 && validLeft > 0 && !this.holdReached) {
+            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis);
+            long holdLeft = holdDeadline - now;
+            if (holdLeft - validLeft > ttlNanos / 4) {
+                long ttl = Math.min(this.ttlMillis, TimeUnit.NANOSECONDS.toMillis(holdLeft));
+                this.engine.extend(this, ttl).whenComplete((outcome, failure) -> afterExtension(
+                        (failure != null) ? ExtendOutcome.NOT_EXTENDED : outcome));
                 return;
             }
+            this.holdReached = true; // the keys live (almost) until maxHold: nothing left worth extending
         }
         if (validLeft > 0) {
-            watchIn(validLeft); // extended by hand meanwhile, or past maxHold: check again when it runs out
+            watchIn(validLeft); // extended by hand meanwhile, or at maxHold: check again when it runs out
             return;
         }
-        markLost((holdDeadline != 0) ? "its validity ran out after the maximum hold of " + this.maxHold
+        markLost(this.holdReached ? "its validity ran out after the maximum hold of " + this.maxHold
                 : "its validity ran out before it was released (ttl " + this.ttlMillis + " ms)");
     }
 
-    private void afterExtension(long validUntil) {
+    private void afterExtension(ExtendOutcome outcome) {
         if (released()) {
             return;
         }
-        if (validUntil != LockEngine.NOT_EXTENDED && validUntil != LockEngine.REFUSED) {
-            this.validUntilNanos = validUntil;
+        if (outcome == ExtendOutcome.EXTENDED) {
             watchIn(nextExtensionDelay());
             return;
         }
-        long validLeft = this.validUntilNanos - System.nanoTime();
+        long validLeft = validLeft(System.nanoTime());
         long quarter = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 4;
-        if (validUntil == LockEngine.REFUSED) {
-            markLost("a majority of nodes no longer hold its token (expired or taken), so it could not be extended");
+        if (outcome == ExtendOutcome.REFUSED) {
+            markLost(MAJORITY_GONE);
         }
         else if (validLeft > quarter) {
             watchIn((validLeft - quarter) / 2); // no quorum in time: try again while a quarter remains

@@ -1,23 +1,51 @@
 package io.github.redlock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
 
 /**
  * Reads and writes keys on each node directly, to check what the lock left there. Connects per call, so
- * it works across restarts and never shares state with the client under test.
+ * it works across restarts and never shares state with the client under test ({@link #remainingMillis}
+ * keeps one connection per node instead, to check an invariant many times a second). Keys are encoded as
+ * ISO-8859-1, so that {@code "\u00FF"} in a key is the single byte 0xFF that separates a read-write lock's
+ * key from the names of its parts (ASCII keys are the same bytes as in UTF-8).
  */
 final class NodeInspector implements AutoCloseable {
+
+    /** Whether a node holds a token under a key (string value, or member of a sorted set scored by expiry), and for how long. */
+    private static final String REMAINING = """
+            local kind = redis.call('type', KEYS[1])['ok']
+            if kind == 'string' then
+                if redis.call('get', KEYS[1]) ~= ARGV[1] then return -1 end
+                return redis.call('pttl', KEYS[1])
+            elseif kind == 'zset' then
+                local expiry = redis.call('zscore', KEYS[1], ARGV[1])
+                if not expiry then return -1 end
+                local time = redis.call('time')
+                local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+                return math.min(tonumber(expiry) - now, redis.call('pttl', KEYS[1]))
+            end
+            return -1
+            """;
+
+    private static final StringCodec CODEC = new StringCodec(StandardCharsets.ISO_8859_1);
 
     private final RedisClient client = RedisClient.create();
 
     private final List<String> uris;
+
+    private final Map<Integer, StatefulRedisConnection<String, String>> kept = new ConcurrentHashMap<>();
 
     NodeInspector(List<String> uris) {
         this.uris = new ArrayList<>(uris);
@@ -54,6 +82,82 @@ final class NodeInspector implements AutoCloseable {
             long nowMillis = connection.sync().time().stream().map(Long::parseLong).reduce((seconds, micros) -> seconds * 1000 + micros / 1000).orElseThrow();
             connection.sync().zadd(key, nowMillis + ttl.toMillis(), token);
             connection.sync().pexpire(key, ttl.toMillis());
+        }
+    }
+
+    /**
+     * How long each node will keep {@code token} under {@code key}, in node order: the key's PTTL when its
+     * value is the token (a string key), the entry's remaining life when the token is a member (a sorted set
+     * of readers), or -1 when the node does not hold the token. Read atomically on each node.
+     */
+    long[] remainingMillis(String key, String token) {
+        long[] remaining = new long[this.uris.size()];
+        for (int i = 0; i < remaining.length; i++) {
+            StatefulRedisConnection<String, String> connection = this.kept.computeIfAbsent(i, this::connect);
+            Long reply = connection.sync().eval(REMAINING, ScriptOutputType.INTEGER, new String[] { key }, token);
+            remaining[i] = reply;
+        }
+        return remaining;
+    }
+
+    /** How many times each node ran EVAL or EVALSHA since {@link #resetStats()}, in node order. */
+    long[] scriptCalls() {
+        long[] calls = new long[this.uris.size()];
+        for (int i = 0; i < calls.length; i++) {
+            try (StatefulRedisConnection<String, String> connection = connect(i)) {
+                String stats = connection.sync().info("commandstats");
+                for (String line : stats.split("\r?\n")) {
+                    if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                        String calledPart = line.substring(line.indexOf("calls=") + 6);
+                        calls[i] += Long.parseLong(calledPart.substring(0, calledPart.indexOf(',')));
+                    }
+                }
+            }
+        }
+        return calls;
+    }
+
+    /** Resets the command statistics of every node. */
+    void resetStats() {
+        for (int i = 0; i < this.uris.size(); i++) {
+            try (StatefulRedisConnection<String, String> connection = connect(i)) {
+                connection.sync().configResetstat();
+            }
+        }
+    }
+
+    /** Sends {@code SET key value NX PX ttl} to a node, as another Redlock client would; returns whether it set it. */
+    boolean setIfAbsent(int node, String key, String value, Duration ttl) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return "OK".equals(connection.sync().set(key, value, SetArgs.Builder.nx().px(ttl.toMillis())));
+        }
+    }
+
+    /** Sets a server parameter on a node (CONFIG SET). */
+    void config(int node, String parameter, String value) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().configSet(parameter, value);
+        }
+    }
+
+    /** Drops every client connection of a node but this call's own (CLIENT KILL TYPE normal). */
+    void dropClients(int node) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().clientKill(io.lettuce.core.KillArgs.Builder.typeNormal().skipme());
+        }
+    }
+
+    /** Deletes a key on a node. */
+    void delete(int node, String key) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().del(key);
+        }
+    }
+
+    /** The keys on a node that match a pattern. */
+    List<String> keys(int node, String pattern) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return connection.sync().keys(pattern);
         }
     }
 
@@ -104,11 +208,12 @@ final class NodeInspector implements AutoCloseable {
     private StatefulRedisConnection<String, String> connect(int node) {
         RedisURI uri = RedisURI.create(this.uris.get(node));
         uri.setTimeout(Duration.ofSeconds(5));
-        return this.client.connect(uri);
+        return this.client.connect(CODEC, uri);
     }
 
     @Override
     public void close() {
+        this.kept.values().forEach(StatefulRedisConnection::close);
         this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
 

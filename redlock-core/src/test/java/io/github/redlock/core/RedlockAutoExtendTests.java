@@ -68,14 +68,14 @@ class RedlockAutoExtendTests {
         RedlockLease reader = this.redlock.tryAcquireRead("doc", SHORT_TTL).orElseThrow().autoExtend(Duration.ofMinutes(1));
         Thread.sleep(3 * SHORT_TTL.toMillis());
         assertThat(reader.isValid()).isTrue();
-        assertThat(this.nodes.members(1, "redlock:doc:readers")).containsExactly(reader.token());
+        assertThat(this.nodes.members(1, "redlock:doc\u00FFreaders")).containsExactly(reader.token());
         assertThat(reader.release()).isTrue();
 
         RedlockLease writer = this.redlock.tryAcquireWrite("doc", SHORT_TTL, Duration.ofSeconds(1)).orElseThrow()
                 .autoExtend(Duration.ofMinutes(1));
         Thread.sleep(3 * SHORT_TTL.toMillis());
         assertThat(writer.isValid()).isTrue();
-        this.nodes.awaitOnAll("redlock:doc:writer", writer.token());
+        this.nodes.awaitOnAll("redlock:doc\u00FFwriter", writer.token());
         assertThat(writer.release()).isTrue();
     }
 

@@ -195,6 +195,54 @@ class RedlockFaultTests {
     }
 
     @Test
+    void releasesReachAFrozenNodeEvenAfterExtensionsWouldHaveFilledItsQueue() {
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+            java.util.List<RedlockLease> leases = new java.util.ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                leases.add(redlock.acquire("extended:" + i, Duration.ofSeconds(60), Duration.ZERO));
+            }
+            for (RedlockLease lease : leases) {
+                this.nodes.awaitValues("redlock:" + lease.key(), lease.token(), lease.token(), lease.token(), lease.token(),
+                        lease.token());
+            }
+            redis.node(4).pause();
+            try {
+                // More extensions than Lettuce's queue for node 4 holds; each is decided by the four live nodes.
+                for (int round = 0; round < NodeConnections.REQUEST_QUEUE_SIZE * 5 / 4 / leases.size() + 1; round++) {
+                    for (RedlockLease lease : leases) {
+                        assertThat(lease.extend(Duration.ofSeconds(60))).isTrue();
+                    }
+                }
+                for (RedlockLease lease : leases) {
+                    assertThat(lease.release()).isTrue();
+                }
+            }
+            finally {
+                redis.node(4).resume();
+            }
+            // The node works through its backlog; every release was queued behind it, so no key survives.
+            awaitTrue(Duration.ofSeconds(30), () -> this.nodes.keys(4, "redlock:extended:*").isEmpty());
+        }
+    }
+
+    @Test
+    void aReleaseThatCouldNotBeSentToACutOffNodeIsSentWhenItReconnects() {
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+            RedlockLease lease = redlock.acquire("cut-off", Duration.ofSeconds(60), Duration.ZERO);
+            this.nodes.awaitOnAll("redlock:cut-off", lease.token());
+            redis.node(4).cutOff(); // the server keeps its keys; the client cannot reach it
+            try {
+                awaitTrue(Duration.ofSeconds(5), () -> !redlock.nodeConnections().get(redis.node(4).hostAndPort()));
+                assertThat(lease.release()).isTrue(); // by the four other nodes
+            }
+            finally {
+                redis.node(4).heal();
+            }
+            awaitTrue(Duration.ofSeconds(20), () -> this.nodes.get(4, "redlock:cut-off") == null);
+        }
+    }
+
+    @Test
     void acquisitionBudgetRejectsAnAttemptThatTookTooMuchOfTheTtl() {
         Duration ttl = Duration.ofSeconds(6);
         Duration slowness = Duration.ofMillis(2500);

@@ -59,6 +59,39 @@ class RedlockObservationTests {
     }
 
     @Test
+    void anObserverThatThrowsNeitherStallsDecisionsNorLeaksLocks() {
+        RedlockObserver throwing = new RedlockObserver() {
+
+            @Override
+            public void nodeCommand(String node, String command, String outcome, long nanos) {
+                throw new IllegalStateException("observer failure");
+            }
+
+            @Override
+            public void released(boolean released, long nanos) {
+                throw new IllegalStateException("observer failure");
+            }
+
+            @Override
+            public void extended(boolean extended, long nanos) {
+                throw new IllegalStateException("observer failure");
+            }
+
+        };
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(2)).observer(throwing).build();
+                NodeInspector nodes = new NodeInspector(redis.uris())) {
+            long start = System.nanoTime();
+            RedlockLease lease = redlock.acquire("observed", Duration.ofSeconds(30), Duration.ZERO);
+            assertThat(TestSupport.millisSince(start)).as("decided without waiting for the node timeout").isLessThan(1_500);
+            assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
+            assertThat(lease.isValid()).isTrue();
+            assertThat(lease.release()).isTrue();
+            nodes.awaitAbsent("redlock:observed");
+            assertThat(redlock.tryAcquire("observed", Duration.ofSeconds(30))).hasValueSatisfying(RedlockLease::release);
+        }
+    }
+
+    @Test
     void heldLeasesListsUnreleasedLeasesAndNodeConnectionsTellWhichNodesAreUp() {
         redis.node(1).kill();
         try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {

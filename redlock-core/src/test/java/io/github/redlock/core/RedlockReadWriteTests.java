@@ -31,15 +31,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class RedlockReadWriteTests {
 
-    private static final String WRITER = "redlock:doc:writer";
+    private static final String WRITER = "redlock:doc\u00FFwriter";
 
-    private static final String READERS = "redlock:doc:readers";
+    private static final String READERS = "redlock:doc\u00FFreaders";
 
-    private static final String QUEUE = "redlock:doc:queued-writers";
+    private static final String QUEUE = "redlock:doc\u00FFqueued-writers";
 
-    private static final String QUEUED_READERS = "redlock:doc:queued-readers";
+    private static final String QUEUED_READERS = "redlock:doc\u00FFqueued-readers";
 
-    private static final String QUEUE_EXPIRY = "redlock:doc:queue-expiry";
+    private static final String QUEUE_EXPIRY = "redlock:doc\u00FFqueue-expiry";
 
     private static final Duration TTL = Duration.ofSeconds(10);
 

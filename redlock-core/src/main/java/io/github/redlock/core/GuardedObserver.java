@@ -1,0 +1,70 @@
+package io.github.redlock.core;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Calls an application's {@link RedlockObserver} so that its failures never reach the algorithm: an observer
+ * is called on I/O threads in the middle of quorum decisions, and an exception there would stall the
+ * decision or leak a lease. Failures are logged, at most once a minute, and otherwise ignored.
+ */
+final class GuardedObserver implements RedlockObserver {
+
+    private static final System.Logger logger = System.getLogger(GuardedObserver.class.getName());
+
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final RedlockObserver delegate;
+
+    /** When a failure was last logged; 0 before the first. */
+    private final AtomicLong loggedAt = new AtomicLong();
+
+    private GuardedObserver(RedlockObserver delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Wraps an observer; null stays null (no observer). */
+    static RedlockObserver of(RedlockObserver observer) {
+        return (observer == null || observer instanceof GuardedObserver) ? observer : new GuardedObserver(observer);
+    }
+
+    @Override
+    public void nodeCommand(String node, String command, String outcome, long nanos) {
+        try {
+            this.delegate.nodeCommand(node, command, outcome, nanos);
+        }
+        catch (RuntimeException ex) {
+            failed("nodeCommand", ex);
+        }
+    }
+
+    @Override
+    public void released(boolean released, long nanos) {
+        try {
+            this.delegate.released(released, nanos);
+        }
+        catch (RuntimeException ex) {
+            failed("released", ex);
+        }
+    }
+
+    @Override
+    public void extended(boolean extended, long nanos) {
+        try {
+            this.delegate.extended(extended, nanos);
+        }
+        catch (RuntimeException ex) {
+            failed("extended", ex);
+        }
+    }
+
+    private void failed(String method, RuntimeException ex) {
+        long now = System.nanoTime();
+        long last = this.loggedAt.get();
+        if ((last == 0 || now - last >= LOG_INTERVAL_NANOS) && this.loggedAt.compareAndSet(last, (now == 0) ? 1 : now)) {
+            logger.log(System.Logger.Level.WARNING, "RedlockObserver " + this.delegate.getClass().getName() + "." + method
+                    + " threw; its failures are ignored (and logged at most once a minute) so that locking goes on", ex);
+        }
+    }
+
+}

@@ -1,0 +1,271 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The lease's promise on five real nodes: whenever {@link RedlockLease#isValid()} is true, a quorum of nodes
+ * holds its token for at least {@link RedlockLease#remainingValidity()}; a lost or released lease says so;
+ * and no lease outlives the caller that gave up on it.
+ */
+class RedlockLeaseSafetyTests {
+
+    private static final int ITERATIONS = TestSupport.SOAK ? 20_000 : 2_000;
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    private Redlock redlock;
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.redlock = Redlock.builder().nodes(redis.uris()).build();
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.redlock.close();
+        this.nodes.close();
+    }
+
+    @Test
+    void extendingWithAShorterTtlNeverShortensTheKeys() throws Exception {
+        RedlockLease lease = this.redlock.acquire("shorter", Duration.ofSeconds(30), Duration.ZERO);
+        lease.extend(Duration.ofMillis(2));
+        Thread.sleep(50); // waits out the 2 ms that a shortened key would live
+        assertBackedByAQuorum(lease, "redlock:shorter");
+        assertThat(lease.isValid()).isTrue();
+        assertThat(this.nodes.values("redlock:shorter")).containsOnly(lease.token());
+    }
+
+    @Test
+    void manualExtensionsRacingTheAutoExtensionKeepTheLeaseBackedByAQuorum() throws Exception {
+        RedlockLease lease = this.redlock.acquire("racing", Duration.ofMillis(400), Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService extender = Executors.newSingleThreadExecutor();
+        Future<?> extending = extender.submit(() -> {
+            while (!stop.get()) {
+                lease.extend(Duration.ofMillis(1 + ThreadLocalRandom.current().nextInt(800)));
+            }
+        });
+        int validChecks = 0;
+        try {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_500);
+            while (System.nanoTime() < end) {
+                if (assertBackedByAQuorum(lease, "redlock:racing")) {
+                    validChecks++;
+                }
+            }
+        }
+        finally {
+            stop.set(true);
+            extending.get(10, TimeUnit.SECONDS);
+            extender.shutdown();
+        }
+        assertThat(validChecks).as("checks while valid").isGreaterThan(20);
+        assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void anExtensionRefusedByAMajorityLosesTheLease() throws Exception {
+        RedlockLease lease = this.redlock.acquire("refused", Duration.ofSeconds(30), Duration.ZERO);
+        for (int i = 0; i < 3; i++) {
+            this.nodes.set(i, "redlock:refused", "someone-else", Duration.ofSeconds(30));
+        }
+        assertThat(lease.extend(Duration.ofSeconds(30))).isFalse();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remainingValidity()).isZero();
+        lease.lost().get(1, TimeUnit.SECONDS);
+        assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("majority"));
+        assertThat(this.nodes.get(0, "redlock:refused")).isEqualTo("someone-else");
+    }
+
+    @Test
+    void aLeaseLostByItsAutoExtensionHasNoRemainingValidity() throws Exception {
+        RedlockLease lease = this.redlock.acquire("taken", Duration.ofSeconds(2), Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        CompletableFuture<Void> lost = lease.lost();
+        for (int i = 0; i < 3; i++) {
+            this.nodes.set(i, "redlock:taken", "someone-else", Duration.ofSeconds(30));
+        }
+        lost.get(5, TimeUnit.SECONDS);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remainingValidity()).isZero();
+        assertThat(lease.release()).isFalse();
+        assertThat(this.nodes.values("redlock:taken")).containsOnly("someone-else", null);
+    }
+
+    @Test
+    void autoExtensionUpToMaxHoldSendsABoundedNumberOfExtensions() throws Exception {
+        Duration ttl = Duration.ofSeconds(1);
+        Duration maxHold = Duration.ofSeconds(3);
+        this.nodes.resetStats();
+        long start = System.nanoTime();
+        RedlockLease lease = this.redlock.acquire("bounded", ttl, Duration.ZERO).autoExtend(maxHold);
+        lease.lost().get(10, TimeUnit.SECONDS);
+        assertThat(TestSupport.millisSince(start)).isGreaterThanOrEqualTo(maxHold.toMillis() - 100);
+        assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold"));
+        long bound = maxHold.toMillis() / (ttl.toMillis() / 3) + 2;
+        for (long calls : this.nodes.scriptCalls()) {
+            assertThat(calls).as("extensions on one node (bound %d)", bound).isBetween(3L, bound);
+        }
+    }
+
+    @Test
+    void asynchronousAcquisitionsCancelledAtAnyMomentLeaveNoKeyBehind() throws Exception {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int acquiredAnyway = 0;
+        for (int i = 0; i < ITERATIONS; i++) {
+            CompletableFuture<Optional<RedlockLease>> lease = this.redlock.tryAcquireAsync("cancel:" + i, Duration.ofMinutes(1),
+                    Duration.ZERO);
+            LockSupport.parkNanos(random.nextLong(600_000)); // around the time an uncontended acquisition takes
+            if (!lease.cancel(false)) {
+                Optional<RedlockLease> held = lease.get(5, TimeUnit.SECONDS);
+                if (held.isPresent()) {
+                    acquiredAnyway++;
+                    held.get().release();
+                }
+            }
+        }
+        assertThat(acquiredAnyway).as("acquired before the cancel").isLessThan(ITERATIONS);
+        assertNoKeysLeft("redlock:cancel:*");
+    }
+
+    @Test
+    void interruptedWaitersOnAContendedKeyLeaveNoKeyBehind() throws Exception {
+        ExecutorService waiters = Executors.newFixedThreadPool(4);
+        try (Redlock holder = Redlock.builder().nodes(redis.uris()).build();
+                Redlock waiter = Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(10)).build()) {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            int rounds = ITERATIONS / 10;
+            for (int i = 0; i < rounds; i++) {
+                String key = "contended:" + i;
+                RedlockLease held = holder.acquire(key, Duration.ofMinutes(1), Duration.ZERO);
+                List<Future<?>> waiting = new ArrayList<>();
+                List<Thread> threads = new ArrayList<>();
+                for (int w = 0; w < 4; w++) {
+                    CompletableFuture<Thread> started = new CompletableFuture<>();
+                    waiting.add(waiters.submit(() -> {
+                        started.complete(Thread.currentThread());
+                        waiter.tryAcquire(key, Duration.ofMinutes(1), Duration.ofSeconds(5)).ifPresent(RedlockLease::release);
+                        Thread.interrupted(); // clears a late interrupt before the pool reuses the thread
+                    }));
+                    threads.add(started.get(5, TimeUnit.SECONDS));
+                }
+                held.release(); // one waiter gets the key at its next retry...
+                LockSupport.parkNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(20)));
+                threads.forEach(Thread::interrupt); // ...while the others, and maybe that one, give up
+                for (Future<?> done : waiting) {
+                    done.get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+        finally {
+            waiters.shutdownNow();
+        }
+        assertNoKeysLeft("redlock:contended:*");
+    }
+
+    @Test
+    void releasesRacingExtensionsLeaveNoKeyBehind() throws Exception {
+        ExecutorService extender = Executors.newSingleThreadExecutor();
+        try {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int i = 0; i < ITERATIONS / 2; i++) {
+                RedlockLease lease = this.redlock.acquire("extended:" + i, Duration.ofMinutes(1), Duration.ZERO);
+                Future<?> extending = extender.submit(() -> {
+                    for (int e = 0; e < 3; e++) {
+                        lease.extend(Duration.ofMinutes(1));
+                    }
+                });
+                LockSupport.parkNanos(random.nextLong(1_000_000));
+                lease.release();
+                extending.get(10, TimeUnit.SECONDS);
+            }
+            // The automatic extension's tick racing the release: a 60 ms ttl is extended every ~30 ms.
+            for (int i = 0; i < 100; i++) {
+                RedlockLease lease = this.redlock.acquire("ticking:" + i, Duration.ofMillis(60), Duration.ZERO)
+                        .autoExtend(Duration.ofMinutes(1));
+                Thread.sleep(random.nextInt(90));
+                lease.release();
+                for (long left : this.nodes.remainingMillis("redlock:ticking:" + i, lease.token())) {
+                    assertThat(left).as("a node still holds the released lease %d", i).isEqualTo(-1);
+                }
+            }
+        }
+        finally {
+            extender.shutdownNow();
+        }
+        assertNoKeysLeft("redlock:extended:*");
+    }
+
+    @Test
+    void closingTheRedlockCompletesTheLossSignalOfLeasesStillHeld() throws Exception {
+        Redlock closing = Redlock.builder().nodes(redis.uris()).build();
+        RedlockLease plain = closing.acquire("closed-plain", Duration.ofSeconds(30), Duration.ZERO);
+        RedlockLease extended = closing.acquire("closed-extended", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        CompletableFuture<Void> plainLost = plain.lost();
+        CompletableFuture<Void> extendedLost = extended.lost();
+        closing.close();
+        plainLost.get(2, TimeUnit.SECONDS);
+        extendedLost.get(2, TimeUnit.SECONDS);
+        assertThat(plain.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("closed"));
+        assertThat(plain.isValid()).isFalse();
+        assertThat(plain.remainingValidity()).isZero();
+        assertThat(extended.isValid()).isFalse();
+    }
+
+    /**
+     * Checks the lease's invariant once: when it is valid, a quorum of nodes holds its token for at least its
+     * remaining validity (less the time the check itself took, which only favours the lease).
+     * @return whether the lease was valid
+     */
+    private boolean assertBackedByAQuorum(RedlockLease lease, String redisKey) {
+        long start = System.nanoTime();
+        Duration remaining = lease.remainingValidity();
+        boolean valid = lease.isValid();
+        long[] held = this.nodes.remainingMillis(redisKey, lease.token());
+        long spentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + 1;
+        if (!valid) {
+            return false;
+        }
+        int backing = 0;
+        for (long left : held) {
+            if (left >= 0 && left + spentMillis >= remaining.toMillis()) {
+                backing++;
+            }
+        }
+        assertThat(backing).as("nodes holding the token for the remaining validity %s: %s", remaining,
+                java.util.Arrays.toString(held)).isGreaterThanOrEqualTo(this.redlock.quorum());
+        return true;
+    }
+
+    private void assertNoKeysLeft(String pattern) {
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            int node = i;
+            awaitTrue(Duration.ofSeconds(10), () -> this.nodes.keys(node, pattern).isEmpty());
+        }
+    }
+
+}
