@@ -30,9 +30,6 @@ import io.netty.util.concurrent.EventExecutorGroup;
  */
 final class NodeConnections {
 
-    /** Per-node bound on commands awaiting a reply; past it commands are rejected, never queued. */
-    static final int REQUEST_QUEUE_SIZE = 8_192;
-
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
 
     private final ClientResources resources;
@@ -146,7 +143,7 @@ final class NodeConnections {
          */
         static Settings parse(List<String> nodes) {
             if (nodes == null || nodes.isEmpty()) {
-                throw new IllegalArgumentException("nodes must list at least one Redis master, e.g. "
+                throw new RedlockArgumentException("nodes", "nodes must list at least one Redis master, e.g. "
                         + "nodes(\"redis://10.0.0.1:6379\", \"redis://10.0.0.2:6379\", \"redis://10.0.0.3:6379\")");
             }
             List<RedisURI> uris = new ArrayList<>(nodes.size());
@@ -155,7 +152,7 @@ final class NodeConnections {
                 RedisURI uri = parse(i, nodes.get(i));
                 String address = RedisNodeClient.nameOf(uri);
                 if (!seen.add(address)) {
-                    throw new IllegalArgumentException("nodes lists " + address + " twice; Redlock needs N independent "
+                    throw new RedlockArgumentException("nodes", "nodes lists " + address + " twice; Redlock needs N independent "
                             + "masters, each listed once");
                 }
                 uris.add(uri);
@@ -166,12 +163,12 @@ final class NodeConnections {
         private static RedisURI parse(int index, String node) {
             String where = "nodes[" + index + "]";
             if (node == null || node.isBlank()) {
-                throw new IllegalArgumentException(where + " must be a Redis URI such as redis://10.0.0.1:6379, was "
+                throw new RedlockArgumentException("nodes", where + " must be a Redis URI such as redis://10.0.0.1:6379, was "
                         + (node == null ? "null" : "blank"));
             }
             String trimmed = node.trim();
             if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
-                throw new IllegalArgumentException(where + " '" + node + "' is not a Redis URI; write redis://host:port "
+                throw new RedlockArgumentException("nodes", where + " '" + node + "' is not a Redis URI; write redis://host:port "
                         + "(rediss:// for TLS, redis://:password@host:port/db with a password)");
             }
             try {
@@ -181,8 +178,11 @@ final class NodeConnections {
                 }
                 return uri;
             }
+            catch (RedlockArgumentException ex) {
+                throw ex;
+            }
             catch (RuntimeException ex) {
-                throw new IllegalArgumentException(where + " '" + node + "' is not a valid Redis URI (" + ex.getMessage()
+                throw new RedlockArgumentException("nodes", where + " '" + node + "' is not a valid Redis URI (" + ex.getMessage()
                         + "); write redis://host:port", ex);
             }
         }

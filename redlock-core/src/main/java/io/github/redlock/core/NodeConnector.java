@@ -41,7 +41,7 @@ public interface NodeConnector {
         return ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(NodeConnections.REQUEST_QUEUE_SIZE)
+                .requestQueueSize(NodeLimits.REQUEST_QUEUE_SIZE)
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
     }

@@ -27,7 +27,8 @@ final class QuorumCall implements TimerTask {
     private static final AtomicIntegerFieldUpdater<QuorumCall> REFUSED =
             AtomicIntegerFieldUpdater.newUpdater(QuorumCall.class, "refused");
 
-    private final RedisNodeClient[] nodes;
+    /** The nodes' names, {@code host:port}, by index. */
+    private final String[] nodes;
 
     private final int quorum;
 
@@ -58,7 +59,7 @@ final class QuorumCall implements TimerTask {
      * @param timedOut the reply recorded for nodes silent at the deadline
      * @param command the command's name for the observer
      */
-    QuorumCall(RedisNodeClient[] nodes, int quorum, Timer timer, long nodeTimeoutNanos, NodeReply timedOut, String command,
+    QuorumCall(String[] nodes, int quorum, Timer timer, long nodeTimeoutNanos, NodeReply timedOut, String command,
             RedlockObserver observer) {
         this.nodes = nodes;
         this.quorum = quorum;
@@ -81,7 +82,7 @@ final class QuorumCall implements TimerTask {
             return;
         }
         if (this.observer != null && reply.metricOutcome() != null) {
-            this.observer.nodeCommand(this.nodes[node].name(), this.command, reply.metricOutcome(),
+            this.observer.nodeCommand(this.nodes[node], this.command, reply.metricOutcome(),
                     System.nanoTime() - this.startNanos);
         }
         int granted;
@@ -186,7 +187,7 @@ final class QuorumCall implements TimerTask {
         for (int i = 0; i < this.nodes.length; i++) {
             NodeReply reply = this.replies.get(i);
             if (reply != null && !reply.granted()) {
-                failures.put(this.nodes[i].name(), reply.reason());
+                failures.put(this.nodes[i], reply.reason());
             }
         }
         return failures;

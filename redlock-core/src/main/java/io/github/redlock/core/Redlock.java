@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.resource.ClientResources;
 
@@ -26,6 +25,11 @@ import io.lettuce.core.resource.ClientResources;
  *
  * Thread-safe; create one per application and share it. Futures returned by the asynchronous method
  * complete on an I/O thread: never block in a non-async stage chained to them.
+ * <p>
+ * This class is the public face of the package, and most of its length is the javadoc of the exclusive,
+ * read and write forms of each operation and of the {@link Builder}; the algorithm lives in package-private
+ * classes ({@code LockEngine} for attempts, {@code FollowUps} for releases and extensions, {@code LeaseWatch}
+ * for automatic extension, {@code RedisNodeClient} for one node).
  */
 public final class Redlock implements AutoCloseable {
 
@@ -211,7 +215,7 @@ public final class Redlock implements AutoCloseable {
         if (attempt.call() != null) {
             // The attempt was decided early; let the stragglers answer (within the node timeout) so that
             // the exception reports every node.
-            LockEngine.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
+            Futures.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
         }
         String detail = attempt.problem();
         if (attempt.attempts() > 1) {
@@ -260,7 +264,7 @@ public final class Redlock implements AutoCloseable {
      * @return a snapshot, in no particular order
      */
     public List<RedlockLease> heldLeases() {
-        return List.copyOf(this.engine.held());
+        return this.engine.leases();
     }
 
     /**
@@ -306,17 +310,17 @@ public final class Redlock implements AutoCloseable {
     }
 
     private LockEngine.Attempt acquireBlocking(LockType type, String key, Duration ttl, Duration waitTime) {
-        long waitNanos = waitNanos(waitTime);
+        long waitNanos = Durations.waitNanos(waitTime);
         CompletableFuture<LockEngine.Attempt> attempt = start(type, key, ttl, waitTime);
-        return LockEngine.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
+        return Futures.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
                 () -> LockEngine.Attempt.failed(null, Thread.currentThread().isInterrupted()
                         ? "interrupted while acquiring" : "no decision within the wait time and node timeouts", false));
     }
 
     private CompletableFuture<LockEngine.Attempt> start(LockType type, String key, Duration ttl, Duration waitTime) {
         checkKey(key);
-        long ttlMillis = ttlMillis(ttl);
-        long waitNanos = waitNanos(waitTime);
+        long ttlMillis = Durations.ttlMillis(ttl);
+        long waitNanos = Durations.waitNanos(waitTime);
         if (this.closed) {
             throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
         }
@@ -325,27 +329,8 @@ public final class Redlock implements AutoCloseable {
 
     private static void checkKey(String key) {
         if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("key must not be null or blank, was " + (key == null ? "null" : "'" + key + "'"));
+            throw new RedlockArgumentException("key", "key must not be null or blank, was " + (key == null ? "null" : "'" + key + "'"));
         }
-    }
-
-    static long ttlMillis(Duration ttl) {
-        if (ttl == null || ttl.isNegative() || ttl.toMillis() < 1) {
-            throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
-        }
-        return ttl.toMillis();
-    }
-
-    private static long waitNanos(Duration waitTime) {
-        if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime must be zero or positive, was " + waitTime);
-        }
-        return saturatedNanos(waitTime);
-    }
-
-    /** A duration in nanoseconds, capped at a year so that deadline arithmetic cannot overflow. */
-    static long saturatedNanos(Duration duration) {
-        return (duration.compareTo(Duration.ofDays(365)) > 0) ? TimeUnit.DAYS.toNanos(365) : duration.toNanos();
     }
 
     /**
@@ -489,7 +474,8 @@ public final class Redlock implements AutoCloseable {
          * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes do
          * not fail the build: they count as "no" until they can be reached, and are retried in the background.
          * @return the lock, to be closed when no longer needed
-         * @throws IllegalArgumentException if a setting is invalid (the message names it and says what to write)
+         * @throws RedlockArgumentException if a setting is invalid (the message names it and says what to write;
+         * {@link RedlockArgumentException#getArgument()} gives its name)
          */
         public Redlock build() {
             NodeConnections.Settings settings = validate();
@@ -498,28 +484,29 @@ public final class Redlock implements AutoCloseable {
                     .map((uri) -> new RedisNodeClient(connections.connector(), uri, connections.scheduler()))
                     .toArray(RedisNodeClient[]::new);
             connections.connectAll(clients, this.nodeTimeout);
-            LockEngine engine = new LockEngine(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
-                    this.clockDriftFactor, this.retryDelay.toNanos(), this.acquisitionBudget, this.observer);
+            NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
+                    this.clockDriftFactor, this.observer);
+            LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget);
             return new Redlock(engine, clients, this.keyPrefix, connections);
         }
 
         private NodeConnections.Settings validate() {
             NodeConnections.Settings settings = NodeConnections.Settings.parse(this.nodes);
             if (this.nodeTimeout == null || this.nodeTimeout.isNegative() || this.nodeTimeout.toMillis() < 1) {
-                throw new IllegalArgumentException("nodeTimeout must be at least 1 ms, was " + this.nodeTimeout);
+                throw new RedlockArgumentException("nodeTimeout", "nodeTimeout must be at least 1 ms, was " + this.nodeTimeout);
             }
             if (!(this.clockDriftFactor >= 0 && this.clockDriftFactor < 1)) {
-                throw new IllegalArgumentException("clockDriftFactor must be at least 0 and below 1 (e.g. 0.01), was "
+                throw new RedlockArgumentException("clockDriftFactor", "clockDriftFactor must be at least 0 and below 1 (e.g. 0.01), was "
                         + this.clockDriftFactor);
             }
             if (this.retryDelay == null || this.retryDelay.isNegative() || this.retryDelay.isZero()) {
-                throw new IllegalArgumentException("retryDelay must be positive (e.g. 100ms), was " + this.retryDelay);
+                throw new RedlockArgumentException("retryDelay", "retryDelay must be positive (e.g. 100ms), was " + this.retryDelay);
             }
             if (this.keyPrefix == null) {
-                throw new IllegalArgumentException("keyPrefix must not be null; use \"\" for no prefix");
+                throw new RedlockArgumentException("keyPrefix", "keyPrefix must not be null; use \"\" for no prefix");
             }
             if (!(this.acquisitionBudget > 0 && this.acquisitionBudget <= 1)) {
-                throw new IllegalArgumentException("acquisitionBudget must be above 0 and at most 1 (e.g. 0.33), was "
+                throw new RedlockArgumentException("acquisitionBudget", "acquisitionBudget must be above 0 and at most 1 (e.g. 0.33), was "
                         + this.acquisitionBudget);
             }
             return settings;

@@ -1,16 +1,13 @@
 package io.github.redlock.core;
 
-import java.time.Duration;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.netty.util.Timeout;
 
 /**
  * A held Redlock: the key, the token stored under it on a quorum of nodes, and the validity deadline
@@ -25,61 +22,42 @@ import io.netty.util.Timeout;
  * }
  * }</pre>
  *
- * Thread-safe.
+ * Thread-safe. Whenever {@link #isValid()} is true, a quorum of nodes holds the lease's token for at least
+ * {@link #remainingValidity()}. (Most of this class is the javadoc of its public methods; the lease's state on
+ * the nodes is a {@code LeaseHandle}, its automatic extension a {@code LeaseWatch}.)
  */
 public final class RedlockLease implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(RedlockLease.class.getName());
 
-    private static final String MAJORITY_GONE = "a majority of nodes no longer hold its token (expired or taken), so it could not be extended";
-
     private static final VarHandle LOST;
 
-    private static final VarHandle HOLD_DEADLINE;
-
-    private static final VarHandle WATCH;
+    private static final VarHandle LOST_BECAUSE;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             LOST = lookup.findVarHandle(RedlockLease.class, "lost", CompletableFuture.class);
-            HOLD_DEADLINE = lookup.findVarHandle(RedlockLease.class, "holdDeadlineNanos", long.class);
-            WATCH = lookup.findVarHandle(RedlockLease.class, "watch", Timeout.class);
+            LOST_BECAUSE = lookup.findVarHandle(RedlockLease.class, "lostBecause", String.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
 
-    private final LockEngine engine;
+    private final LeaseOperations operations;
 
-    private final LockType type;
+    private final LeaseHandle handle;
 
     private final String key;
 
-    private final LockType.Keys keys;
-
     private final String token;
 
-    private final byte[] tokenBytes;
-
-    /** The acquisition's node replies: follow-ups skip nodes that never received the SET. */
-    private final QuorumCall acquisition;
+    private final LeaseWatch watch;
 
     private final AtomicReference<CompletableFuture<Boolean>> release = new AtomicReference<>();
 
     private final Instant acquiredAt = Instant.now();
-
-    private final long ttlMillis;
-
-    /** Per node, until when it is known to hold the key: the lease's validity is derived from it, never cached. */
-    private final NodeExpiries expiries;
-
-    /** The longest time to live this lease asked any node for: how long a release stays worth sending. */
-    private volatile long longestTtlMillis;
-
-    /** Whether the automatic extension reached {@code maxHold}: no further extension would add anything. */
-    private volatile boolean holdReached;
 
     /** Why the lease was lost before its release, or null. */
     private volatile String lostBecause;
@@ -88,27 +66,24 @@ public final class RedlockLease implements AutoCloseable {
     @SuppressWarnings("unused") // through LOST
     private volatile CompletableFuture<Void> lost;
 
-    /** When auto-extension stops ({@link System#nanoTime()} based), or 0 when it is off. */
-    @SuppressWarnings("unused") // through HOLD_DEADLINE
-    private volatile long holdDeadlineNanos;
-
-    private volatile Duration maxHold;
-
-    /** The timer task of the next extension or validity check, or null. */
-    private volatile Timeout watch;
-
-    RedlockLease(LockEngine engine, LockType type, String key, LockType.Keys keys, String token, byte[] tokenBytes,
-            QuorumCall acquisition, long ttlMillis, NodeExpiries expiries) {
-        this.engine = engine;
-        this.type = type;
+    RedlockLease(LeaseOperations operations, LeaseHandle handle, String key, String token) {
+        this.operations = operations;
+        this.handle = handle;
         this.key = key;
-        this.keys = keys;
         this.token = token;
-        this.tokenBytes = tokenBytes;
-        this.acquisition = acquisition;
-        this.ttlMillis = ttlMillis;
-        this.longestTtlMillis = ttlMillis;
-        this.expiries = expiries;
+        this.watch = new LeaseWatch(handle, operations, new LeaseWatch.Holder() {
+
+            @Override
+            public boolean ended() {
+                return released() || RedlockLease.this.lostBecause != null;
+            }
+
+            @Override
+            public void lost(String reason) {
+                markLost(reason);
+            }
+
+        });
     }
 
     /**
@@ -146,7 +121,7 @@ public final class RedlockLease implements AutoCloseable {
         if (released() || this.lostBecause != null) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, validLeft(System.nanoTime())));
+        return Duration.ofNanos(Math.max(0, this.handle.validLeft(System.nanoTime())));
     }
 
     /**
@@ -155,7 +130,7 @@ public final class RedlockLease implements AutoCloseable {
      * @return {@code true} while the holder may rely on holding the lock
      */
     public boolean isValid() {
-        return !released() && this.lostBecause == null && validLeft(System.nanoTime()) > 0;
+        return !released() && this.lostBecause == null && this.handle.validLeft(System.nanoTime()) > 0;
     }
 
     /**
@@ -169,17 +144,14 @@ public final class RedlockLease implements AutoCloseable {
      * @throws IllegalArgumentException if {@code ttl} is null or below 1 ms
      */
     public boolean extend(Duration ttl) {
-        long ttlMillis = Redlock.ttlMillis(ttl);
+        long ttlMillis = Durations.ttlMillis(ttl);
         if (released() || this.lostBecause != null) {
             return false;
         }
-        if (ttlMillis > this.longestTtlMillis) {
-            this.longestTtlMillis = ttlMillis; // racing raises may keep the smaller: a release is then given up sooner
-        }
-        ExtendOutcome outcome = LockEngine.await(this.engine.extend(this, ttlMillis), this.engine.callBoundNanos(),
+        ExtendOutcome outcome = Futures.await(this.operations.extend(this.handle, ttlMillis), this.operations.callBoundNanos(),
                 () -> ExtendOutcome.NOT_EXTENDED);
         if (outcome == ExtendOutcome.REFUSED) {
-            markLost(MAJORITY_GONE);
+            markLost(LeaseWatch.MAJORITY_GONE);
         }
         return outcome == ExtendOutcome.EXTENDED && this.lostBecause == null && !released();
     }
@@ -200,20 +172,14 @@ public final class RedlockLease implements AutoCloseable {
      */
     public RedlockLease autoExtend(Duration maxHold) {
         if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
-            throw new IllegalArgumentException("maxHold must be positive (e.g. 10m), was " + maxHold);
+            throw new RedlockArgumentException("maxHold", "maxHold must be positive (e.g. 10m), was " + maxHold);
         }
-        if (this.release.get() != null) {
+        if (released()) {
             throw new IllegalStateException("The lease of '" + this.key + "' was released: there is nothing to extend");
         }
-        long deadline = this.acquisition.startNanos() + Redlock.saturatedNanos(maxHold);
-        if (deadline == 0) {
-            deadline = 1; // 0 means "off"
-        }
-        if (!HOLD_DEADLINE.compareAndSet(this, 0L, deadline)) {
+        if (!this.watch.extendUntil(maxHold)) {
             throw new IllegalStateException("The lease of '" + this.key + "' is extended automatically already");
         }
-        this.maxHold = maxHold;
-        watchIn(nextExtensionDelay());
         return this;
     }
 
@@ -235,8 +201,8 @@ public final class RedlockLease implements AutoCloseable {
                 if (this.lostBecause != null) {
                     created.complete(null);
                 }
-                else if (this.holdDeadlineNanos == 0) {
-                    watchIn(validLeft(System.nanoTime()));
+                else {
+                    this.watch.watchValidity();
                 }
             }
         }
@@ -258,7 +224,7 @@ public final class RedlockLease implements AutoCloseable {
      */
     public boolean release() {
         // A copy, so that giving up on it (interrupt) never cancels the shared release.
-        return LockEngine.await(releaseAsync().copy(), this.engine.callBoundNanos(), () -> false);
+        return Futures.await(releaseAsync().copy(), this.operations.callBoundNanos(), () -> false);
     }
 
     /**
@@ -275,15 +241,8 @@ public final class RedlockLease implements AutoCloseable {
         if (!this.release.compareAndSet(null, mine)) {
             return this.release.get();
         }
-        stopWatching();
-        this.engine.release(this).whenComplete((released, failure) -> {
-            if (failure != null) {
-                mine.complete(false);
-            }
-            else {
-                mine.complete(released);
-            }
-        });
+        this.watch.stop();
+        this.operations.release(this.handle).whenComplete((released, failure) -> mine.complete(failure == null && released));
         return mine;
     }
 
@@ -302,130 +261,31 @@ public final class RedlockLease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedlockLease[key=" + this.key + ((this.type != LockType.EXCLUSIVE) ? ", " + this.type.name().toLowerCase(Locale.ROOT) : "")
+        LockType type = this.handle.type();
+        return "RedlockLease[key=" + this.key + ((type != LockType.EXCLUSIVE) ? ", " + type.name().toLowerCase(Locale.ROOT) : "")
                 + ", remainingValidity=" + remainingValidity() + "]";
     }
 
-    LockType type() {
-        return this.type;
+    LeaseHandle handle() {
+        return this.handle;
     }
 
-    LockType.Keys keys() {
-        return this.keys;
-    }
-
-    byte[] tokenBytes() {
-        return this.tokenBytes;
-    }
-
-    QuorumCall acquisition() {
-        return this.acquisition;
-    }
-
-    NodeExpiries expiries() {
-        return this.expiries;
-    }
-
-    long longestTtlMillis() {
-        return this.longestTtlMillis;
-    }
-
-    /** The {@link Redlock} was closed while this lease was held: nothing extends or watches it any more. */
+    /** Its {@link Redlock} was closed while this lease was held: nothing extends or watches it any more. */
     void closed() {
-        stopWatching();
+        this.watch.stop();
         markLost("its Redlock was closed while it was held: nothing extends it any more, and its keys expire with their ttl");
-    }
-
-    /** How long a quorum of nodes is known to hold the key after {@code now}; negative when none is. */
-    private long validLeft(long now) {
-        long until = this.expiries.validUntil(this.engine.quorum());
-        return (until == NodeExpiries.UNKNOWN) ? -1 : until - now;
-    }
-
-    /** Cancels the pending extension or validity check; a running extension's result is ignored. */
-    void stopWatching() {
-        Timeout current = this.watch;
-        if (current != null) {
-            current.cancel();
-        }
     }
 
     private boolean released() {
         return this.release.get() != null;
     }
 
-    private void watchIn(long delayNanos) {
-        if (released() || this.lostBecause != null || this.engine.isClosed()) {
-            return;
-        }
-        Timeout previous = (Timeout) WATCH.getAndSet(this, this.engine.schedule((timeout) -> check(), delayNanos));
-        if (previous != null) {
-            previous.cancel(); // one watch per lease, e.g. when autoExtend follows lost()
-        }
-        if (released()) {
-            stopWatching(); // released meanwhile: no timer survives its lease
-        }
-    }
-
-    /** When the next extension is due: once half of the ttl remains. */
-    private long nextExtensionDelay() {
-        return validLeft(System.nanoTime()) - TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 2;
-    }
-
-    /** On the timer: extends the lease when auto-extension runs, else checks whether validity ran out. */
-    private void check() {
-        if (released() || this.lostBecause != null) {
-            return;
-        }
-        long now = System.nanoTime();
-        long holdDeadline = this.holdDeadlineNanos;
-        long validLeft = validLeft(now);
-        if (holdDeadline != 0 && validLeft > 0 && !this.holdReached) {
-            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis);
-            long holdLeft = holdDeadline - now;
-            if (holdLeft - validLeft > ttlNanos / 4) {
-                long ttl = Math.min(this.ttlMillis, TimeUnit.NANOSECONDS.toMillis(holdLeft));
-                this.engine.extend(this, ttl).whenComplete((outcome, failure) -> afterExtension(
-                        (failure != null) ? ExtendOutcome.NOT_EXTENDED : outcome));
-                return;
-            }
-            this.holdReached = true; // the keys live (almost) until maxHold: nothing left worth extending
-        }
-        if (validLeft > 0) {
-            watchIn(validLeft); // extended by hand meanwhile, or at maxHold: check again when it runs out
-            return;
-        }
-        markLost(this.holdReached ? "its validity ran out after the maximum hold of " + this.maxHold
-                : "its validity ran out before it was released (ttl " + this.ttlMillis + " ms)");
-    }
-
-    private void afterExtension(ExtendOutcome outcome) {
-        if (released()) {
-            return;
-        }
-        if (outcome == ExtendOutcome.EXTENDED) {
-            watchIn(nextExtensionDelay());
-            return;
-        }
-        long validLeft = validLeft(System.nanoTime());
-        long quarter = TimeUnit.MILLISECONDS.toNanos(this.ttlMillis) / 4;
-        if (outcome == ExtendOutcome.REFUSED) {
-            markLost(MAJORITY_GONE);
-        }
-        else if (validLeft > quarter) {
-            watchIn((validLeft - quarter) / 2); // no quorum in time: try again while a quarter remains
-        }
-        else {
-            markLost("no quorum of nodes extended it in time");
-        }
-    }
-
     private void markLost(String reason) {
-        if (released() || this.lostBecause != null) {
-            return;
+        if (released() || !LOST_BECAUSE.compareAndSet(this, null, reason)) {
+            return; // released first, or lost already: reported once
         }
-        this.lostBecause = reason;
-        logger.log(System.Logger.Level.ERROR, "Lost the " + ((this.type == LockType.EXCLUSIVE) ? "" : this.type.name().toLowerCase(Locale.ROOT) + " ")
+        LockType type = this.handle.type();
+        logger.log(System.Logger.Level.ERROR, "Lost the " + ((type == LockType.EXCLUSIVE) ? "" : type.name().toLowerCase(Locale.ROOT) + " ")
                 + "lock '" + this.key + "': " + reason + ". Another client may hold it now; stop the work it protects.");
         CompletableFuture<Void> signal = this.lost;
         if (signal != null) {
@@ -437,6 +297,5 @@ public final class RedlockLease implements AutoCloseable {
     private static CompletableFuture<Void> castVoid(CompletableFuture<?> future) {
         return (CompletableFuture<Void>) future;
     }
-
 
 }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -112,6 +113,23 @@ class RedlockArgumentTests {
                 .withMessageStartingWith("acquisitionBudget ");
         assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).acquisitionBudget(1.5).build())
                 .withMessageStartingWith("acquisitionBudget ");
+    }
+
+    @Test
+    void eachRejectionCarriesTheArgumentsNameForIntegrations() {
+        RedlockLease lease = redlock.acquire("named", Duration.ofSeconds(5), Duration.ZERO);
+        java.util.Map<String, org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls = new java.util.LinkedHashMap<>();
+        calls.put("key", () -> redlock.tryAcquire(" ", Duration.ofSeconds(1)));
+        calls.put("ttl", () -> redlock.tryAcquireRead("k", Duration.ZERO));
+        calls.put("waitTime", () -> redlock.tryAcquireWrite("k", Duration.ofSeconds(1), Duration.ofMillis(-1)));
+        calls.put("maxHold", () -> lease.autoExtend(Duration.ZERO));
+        calls.put("nodes", () -> Redlock.builder().nodes("127.0.0.1:6379").build());
+        calls.put("nodeTimeout", () -> Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ZERO).build());
+        calls.put("acquisitionBudget", () -> Redlock.builder().nodes(redis.uris()).acquisitionBudget(2).build());
+        calls.forEach((argument, call) -> assertThatExceptionOfType(RedlockArgumentException.class).isThrownBy(call)
+                .satisfies((ex) -> assertThat(ex.getArgument()).isEqualTo(argument))
+                .withMessageStartingWith(argument));
+        lease.release();
     }
 
     @Test

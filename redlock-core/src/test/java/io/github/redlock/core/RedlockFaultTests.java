@@ -171,12 +171,12 @@ class RedlockFaultTests {
         try (Redlock redlock = Redlock.builder().nodes(redis.uris()).observer(observer).build()) {
             redis.node(4).pause();
             int rounds = 0;
-            while (!outcomes.containsKey("frozen set rejected") && rounds < 3 * RedisNodeClient.SET_LIMIT) {
+            while (!outcomes.containsKey("frozen set rejected") && rounds < 3 * NodeLimits.SET_LIMIT) {
                 assertThat(redlock.acquire("k", Duration.ofSeconds(30), Duration.ZERO).release()).isTrue();
                 rounds++;
             }
             // Enough more locks to overflow Lettuce's queue if releases still went to the node without their SETs.
-            for (int i = 0; i < 2 * RedisNodeClient.SET_LIMIT; i++) {
+            for (int i = 0; i < 2 * NodeLimits.SET_LIMIT; i++) {
                 redlock.acquire("k", Duration.ofSeconds(30), Duration.ZERO).release();
             }
             assertThat(outcomes).containsKey("frozen set rejected");
@@ -208,7 +208,7 @@ class RedlockFaultTests {
             redis.node(4).pause();
             try {
                 // More extensions than Lettuce's queue for node 4 holds; each is decided by the four live nodes.
-                for (int round = 0; round < NodeConnections.REQUEST_QUEUE_SIZE * 5 / 4 / leases.size() + 1; round++) {
+                for (int round = 0; round < NodeLimits.REQUEST_QUEUE_SIZE * 5 / 4 / leases.size() + 1; round++) {
                     for (RedlockLease lease : leases) {
                         assertThat(lease.extend(Duration.ofSeconds(60))).isTrue();
                     }

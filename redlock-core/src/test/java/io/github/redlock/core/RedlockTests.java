@@ -81,7 +81,7 @@ class RedlockTests {
             }
         }
         for (int i = 0; i < 100_000; i++) {
-            tokens.add(LockEngine.newToken());
+            tokens.add(Tokens.newToken());
         }
         assertThat(tokens).hasSize(100_200);
     }

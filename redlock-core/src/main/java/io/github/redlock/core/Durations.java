@@ -1,0 +1,43 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The checks and conversions of the durations lock operations take: each check names its argument.
+ */
+final class Durations {
+
+    /** Longer durations are cut to this, so that deadline arithmetic on {@code nanoTime} cannot overflow. */
+    private static final Duration LONGEST = Duration.ofDays(365);
+
+    private Durations() {
+    }
+
+    /** A lease's time to live in whole ms, at least 1. */
+    static long ttlMillis(Duration ttl) {
+        if (ttl == null || ttl.isNegative() || ttl.toMillis() < 1) {
+            throw new RedlockArgumentException("ttl", "ttl must be at least 1 ms, was " + ttl);
+        }
+        return ttl.toMillis();
+    }
+
+    /** How long to keep trying, in ns: zero or more. */
+    static long waitNanos(Duration waitTime) {
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new RedlockArgumentException("waitTime", "waitTime must be zero or positive, was " + waitTime);
+        }
+        return saturatedNanos(waitTime);
+    }
+
+    /** A duration in nanoseconds, capped at a year. */
+    static long saturatedNanos(Duration duration) {
+        return (duration.compareTo(LONGEST) > 0) ? LONGEST.toNanos() : duration.toNanos();
+    }
+
+    /** Nanoseconds as milliseconds with one decimal, for messages: {@code "12.3 ms"}. */
+    static String millis(long nanos) {
+        return String.format("%.1f ms", nanos / (double) TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+}

@@ -1,0 +1,149 @@
+package io.github.redlock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+
+/**
+ * The commands that follow an acquisition on every node it may have reached: the compare-and-delete release
+ * (also the clean-up of a failed attempt) and the compare-and-extend extension. Each goes only to nodes the
+ * acquisition may have reached, after it on the same connection.
+ */
+final class FollowUps implements LeaseOperations {
+
+    private final NodeSet nodes;
+
+    private final HeldLeases held;
+
+    FollowUps(NodeSet nodes, HeldLeases held) {
+        this.nodes = nodes;
+        this.held = held;
+    }
+
+    /**
+     * Releases a lease on every node at once (compare-and-delete, or removal of the reader's token) and stops
+     * listing it as held. A node that cannot be reached now gets the release once it is back, while the
+     * key could still exist there.
+     */
+    @Override
+    public CompletableFuture<Boolean> release(LeaseHandle lease) {
+        this.held.remove(lease);
+        long start = System.nanoTime();
+        byte[][] keys = lease.keys().release();
+        byte[][] args = { lease.tokenBytes() };
+        long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
+        CompletableFuture<Boolean> released = this.nodes.inProgramOrder(() -> release(lease.type().releaseScript(), keys, args,
+                lease.acquisition(), owedUntil)).thenCompose(QuorumCall::decision);
+        RedlockObserver observer = this.nodes.observer();
+        if (observer != null) {
+            released.thenAccept((done) -> observer.released(done, System.nanoTime() - start));
+        }
+        return released;
+    }
+
+    /**
+     * Compare-and-extend (for a reader: renewal of its token's expiry) on every node at once. Each node keeps
+     * the longer of its key's time to live and {@code ttlMillis}, and says how long that is; every answer is
+     * recorded in the lease's {@link NodeExpiries} (a yes raises that node's time, a no drops the node), also
+     * answers that come after the decision.
+     * @return a future of the outcome: extended when a quorum of nodes confirmed the key past now
+     */
+    @Override
+    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis) {
+        lease.asked(ttlMillis);
+        byte[][] keys = lease.keys().extend();
+        byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        LuaScript script = lease.type().extendScript();
+        return this.nodes.inProgramOrder(() -> extend(script, keys, args, lease.acquisition())).thenCompose((call) -> call.decision().thenApply((reached) -> {
+            int holding = record(lease.expiries(), call);
+            call.allReplies().thenRun(() -> record(lease.expiries(), call)); // late answers count too
+            boolean extended = reached && holding >= this.nodes.quorum();
+            RedlockObserver observer = this.nodes.observer();
+            if (observer != null) {
+                observer.extended(extended, System.nanoTime() - call.startNanos());
+            }
+            if (extended) {
+                return ExtendOutcome.EXTENDED;
+            }
+            return (call.denied() > this.nodes.size() - this.nodes.quorum()) ? ExtendOutcome.REFUSED : ExtendOutcome.NOT_EXTENDED;
+        }));
+    }
+
+    @Override
+    public Timeout schedule(TimerTask task, long delayNanos) {
+        return this.nodes.schedule(task, delayNanos);
+    }
+
+    @Override
+    public long callBoundNanos() {
+        return this.nodes.callBoundNanos();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return this.held.isClosed();
+    }
+
+    /**
+     * Sends a release or clean-up to every node the acquisition may have reached; the others (refused before
+     * sending: disconnected, or too many replies pending) hold nothing of this lease. One that cannot be sent
+     * now is sent when its node is back, until {@code owedUntilNanos}. Sends directly: call it in program order.
+     */
+    QuorumCall release(LuaScript script, byte[][] keys, byte[][] args, QuorumCall acquisition, long owedUntilNanos) {
+        QuorumCall call = this.nodes.newCall("release");
+        for (int i = 0; i < this.nodes.size(); i++) {
+            if (acquisition.maySetOn(i)) {
+                this.nodes.node(i).release(script, keys, args, call, i, owedUntilNanos);
+            }
+            else {
+                call.record(i, NodeReply.NOT_SENT);
+            }
+        }
+        return call;
+    }
+
+    private QuorumCall extend(LuaScript script, byte[][] keys, byte[][] args, QuorumCall acquisition) {
+        QuorumCall call = this.nodes.newCall("extend");
+        for (int i = 0; i < this.nodes.size(); i++) {
+            if (acquisition.maySetOn(i)) {
+                this.nodes.node(i).extend(script, keys, args, call, i);
+            }
+            else {
+                call.record(i, NodeReply.NOT_SENT);
+            }
+        }
+        return call;
+    }
+
+    /**
+     * Records what an extension's nodes said into the lease's per-node times: a node that keeps the key for
+     * {@code r} ms holds it until at least the call's start plus {@code r}, less drift; a node without it is gone.
+     * @return how many nodes this call showed to hold the key past now
+     */
+    private int record(NodeExpiries expiries, QuorumCall call) {
+        long now = System.nanoTime();
+        int holding = 0;
+        for (int i = 0; i < this.nodes.size(); i++) {
+            NodeReply reply = call.reply(i);
+            if (reply == null) {
+                continue;
+            }
+            if (reply.outcome() == NodeReply.Outcome.DENIED) {
+                expiries.drop(i);
+            }
+            else if (reply.granted() && reply.heldMillis() > 0) {
+                long held = TimeUnit.MILLISECONDS.toNanos(reply.heldMillis());
+                long until = call.startNanos() + held - this.nodes.drift(held);
+                expiries.raise(i, until);
+                if (until - now > 0) {
+                    holding++;
+                }
+            }
+        }
+        return holding;
+    }
+
+}

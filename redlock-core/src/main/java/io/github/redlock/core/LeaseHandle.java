@@ -1,0 +1,82 @@
+package io.github.redlock.core;
+
+/**
+ * What a lease is on the nodes: its lock type and keys, its token, the acquisition's replies (follow-ups go
+ * only where the acquisition may have arrived), and what each node is known to hold. Shared by the lease, its
+ * {@link LeaseWatch} and the {@link LeaseOperations}; what the holder did with it (released, lost) stays in
+ * the lease.
+ */
+final class LeaseHandle {
+
+    private final LockType type;
+
+    private final LockType.Keys keys;
+
+    private final byte[] tokenBytes;
+
+    private final QuorumCall acquisition;
+
+    private final NodeExpiries expiries;
+
+    private final int quorum;
+
+    private final long ttlMillis;
+
+    /** The longest time to live this lease asked any node for: how long a release stays worth sending. */
+    private volatile long longestTtlMillis;
+
+    LeaseHandle(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition, NodeExpiries expiries,
+            int quorum, long ttlMillis) {
+        this.type = type;
+        this.keys = keys;
+        this.tokenBytes = tokenBytes;
+        this.acquisition = acquisition;
+        this.expiries = expiries;
+        this.quorum = quorum;
+        this.ttlMillis = ttlMillis;
+        this.longestTtlMillis = ttlMillis;
+    }
+
+    LockType type() {
+        return this.type;
+    }
+
+    LockType.Keys keys() {
+        return this.keys;
+    }
+
+    byte[] tokenBytes() {
+        return this.tokenBytes;
+    }
+
+    QuorumCall acquisition() {
+        return this.acquisition;
+    }
+
+    NodeExpiries expiries() {
+        return this.expiries;
+    }
+
+    /** The ttl the lease was acquired with, which automatic extension asks for again. */
+    long ttlMillis() {
+        return this.ttlMillis;
+    }
+
+    long longestTtlMillis() {
+        return this.longestTtlMillis;
+    }
+
+    /** Notes a time to live asked for; racing calls may keep the smaller, and a release is then given up sooner. */
+    void asked(long ttlMillis) {
+        if (ttlMillis > this.longestTtlMillis) {
+            this.longestTtlMillis = ttlMillis;
+        }
+    }
+
+    /** How long a quorum of nodes is known to hold the key after {@code now} (ns); negative when none is. */
+    long validLeft(long now) {
+        long until = this.expiries.validUntil(this.quorum);
+        return (until == NodeExpiries.UNKNOWN) ? -1 : until - now;
+    }
+
+}

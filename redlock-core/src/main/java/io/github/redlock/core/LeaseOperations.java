@@ -1,0 +1,36 @@
+package io.github.redlock.core;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+
+/**
+ * What a lease needs from its lock: extension, release and a timer. A narrow view of the lock, so that a lease
+ * knows nothing of how attempts are made.
+ */
+interface LeaseOperations {
+
+    /**
+     * Asks every node that may hold the lease to keep its key at least {@code ttlMillis} more, and records
+     * their answers in the lease's {@link NodeExpiries}.
+     * @return a future of what the extension achieved; never completed exceptionally
+     */
+    CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis);
+
+    /**
+     * Deletes the lease's key on every node where it still holds the lease's token, and stops listing it as held.
+     * @return a future of whether a quorum still held it
+     */
+    CompletableFuture<Boolean> release(LeaseHandle lease);
+
+    /** Runs a task on the lock's shared timer (coarse: about 10 ms). */
+    Timeout schedule(TimerTask task, long delayNanos);
+
+    /** How long a blocking caller waits for one quorum call at most. */
+    long callBoundNanos();
+
+    /** Whether the lock was closed: nothing is extended or watched any more. */
+    boolean isClosed();
+
+}
