@@ -62,7 +62,7 @@ public class RedlockedAspect {
 
     private final LockedMethods methods;
 
-    private final ObjectProvider<RedlockedObserver> observer;
+    private final GuardedObservers observers;
 
     /**
      * Creates the aspect; the auto-configuration does, with the {@code redlock.*} defaults.
@@ -77,7 +77,7 @@ public class RedlockedAspect {
         this.beanResolver = new BeanFactoryResolver(beanFactory);
         this.redlock = beanFactory.getBeanProvider(Redlock.class);
         this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime, defaultMaxHold);
-        this.observer = beanFactory.getBeanProvider(RedlockedObserver.class);
+        this.observers = new GuardedObservers(beanFactory.getBeanProvider(RedlockedObserver.class));
     }
 
     /**
@@ -164,24 +164,21 @@ public class RedlockedAspect {
     /** Returns the held lock, or null when the call is to be skipped; throws when it must fail. */
     Held acquire(LockedMethod locked, String key) {
         Redlock lock = this.redlock.getObject();
-        RedlockedObserver observer = this.observer.getIfAvailable();
         long start = System.nanoTime();
         RedlockLease lease;
         try {
             lease = acquire(lock, locked, key);
         }
         catch (RuntimeException ex) {
-            if (observer != null) {
-                observer.acquisition(locked.template(), false, System.nanoTime() - start);
-            }
+            this.observers.acquisition(locked.template(), false, System.nanoTime() - start);
             throw ex;
         }
-        Runnable onRelease = (observer != null)
-                ? observer.acquisition(locked.template(), lease != null, System.nanoTime() - start) : null;
+        // Never throws (observers are guarded), so the lease below always reaches a holder that releases it.
+        Runnable onRelease = this.observers.acquisition(locked.template(), lease != null, System.nanoTime() - start);
         if (lease == null) {
             return null;
         }
-        Held held = new Held(lease, locked, observer, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
+        Held held = new Held(lease, locked, this.observers, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
         held.watch();
         return held;
     }
@@ -208,7 +205,7 @@ public class RedlockedAspect {
 
         private final LockedMethod locked;
 
-        private final RedlockedObserver observer;
+        private final GuardedObservers observers;
 
         private final Runnable onRelease;
 
@@ -224,10 +221,10 @@ public class RedlockedAspect {
 
         private boolean running = true; // guarded by runnerLock
 
-        Held(RedlockLease lease, LockedMethod locked, RedlockedObserver observer, Runnable onRelease, Thread runner) {
+        Held(RedlockLease lease, LockedMethod locked, GuardedObservers observers, Runnable onRelease, Thread runner) {
             this.lease = lease;
             this.locked = locked;
-            this.observer = observer;
+            this.observers = observers;
             this.onRelease = onRelease;
             this.runner = runner;
             this.runnerLock = (runner != null) ? new ReentrantLock() : null;
@@ -296,9 +293,7 @@ public class RedlockedAspect {
             if (!LOSS_COUNTED.compareAndSet(this, 0, 1)) {
                 return false;
             }
-            if (this.observer != null) {
-                this.observer.lost(this.locked.template());
-            }
+            this.observers.lost(this.locked.template());
             return true;
         }
 
