@@ -24,6 +24,8 @@ import java.lang.annotation.Target;
  * (a {@code Mono} or {@code Flux} acquires it when subscribed). Nested calls on the same thread for the
  * same key are re-entrant (a write lock also covers nested reads; a read lock cannot be upgraded to a
  * write lock, which is an error). The method must be called through the Spring proxy (not from its own class).
+ * With {@code @Transactional} on the same method, the lock is held around the transaction: taken before it
+ * begins, released after it has committed or rolled back (see {@code redlock.aspect-order}).
  * <p>
  * For work of unknown length, {@code autoExtend = true} keeps extending the lock while the method runs, up to
  * {@code maxHold}:

@@ -31,6 +31,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.Ordered;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -43,9 +44,19 @@ import org.springframework.util.ReflectionUtils;
  * runs the method, and releases the lock when the method's result is complete. Nested calls on one thread
  * for a key it already holds run without locking again (a held write lock covers nested reads; a held read
  * lock cannot be upgraded). With auto-extension, the lease is extended while the method runs.
+ * <p>
+ * It is {@link Ordered}, by default at {@link #DEFAULT_ORDER}, so that it wraps a {@code @Transactional}
+ * interceptor of the default order: the lock is taken before the transaction begins and released after it
+ * has committed or rolled back, so that the next holder sees the committed state.
  */
 @Aspect
-public class RedlockedAspect {
+public class RedlockedAspect implements Ordered {
+
+    /**
+     * The default order: one before {@link Ordered#LOWEST_PRECEDENCE}, the default order of
+     * {@code @EnableTransactionManagement}, so that the lock is held around the transaction.
+     */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
     private static final Log logger = LogFactory.getLog(RedlockedAspect.class);
 
@@ -64,6 +75,8 @@ public class RedlockedAspect {
 
     private final GuardedObservers observers;
 
+    private volatile int order = DEFAULT_ORDER;
+
     /**
      * Creates the aspect; the auto-configuration does, with the {@code redlock.*} defaults.
      * @param beanFactory resolves {@code @bean} references in keys and the {@link Redlock}
@@ -78,6 +91,24 @@ public class RedlockedAspect {
         this.redlock = beanFactory.getBeanProvider(Redlock.class);
         this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime, defaultMaxHold);
         this.observers = new GuardedObservers(beanFactory.getBeanProvider(RedlockedObserver.class));
+    }
+
+    /**
+     * Sets the aspect's order among the advice of a method; lower runs further outside. Keep it below the order
+     * of the transaction interceptor, so that the lock is held until the transaction has ended.
+     * @param order the order, {@link #DEFAULT_ORDER} unless set
+     */
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    /**
+     * Returns the aspect's order among the advice of a method.
+     * @return the order
+     */
+    @Override
+    public int getOrder() {
+        return this.order;
     }
 
     /**
