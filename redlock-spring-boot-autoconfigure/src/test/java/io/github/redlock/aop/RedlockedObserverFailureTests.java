@@ -71,12 +71,12 @@ class RedlockedObserverFailureTests {
         Redlock redlock = context.getBean(Redlock.class);
         try (NodeKeys keys = new NodeKeys(redis)) {
             assertThat(ledger.post("1")).isEqualTo("posted 1");
-            assertThat(keys.holding("redlock:ledger:1")).as("nodes still holding the lock after the call").isZero();
+            keys.awaitGone("redlock:ledger:1", Duration.ofSeconds(2)); // a quorum answered the release; the rest follow
             assertThat(ledger.post("1")).as("a second call gets the lock").isEqualTo("posted 1");
 
             CompletableFuture<String> done = new CompletableFuture<>();
             CompletableFuture<String> later = ledger.postLater("2", done);
-            assertThat(keys.holding("redlock:ledger-later:2")).as("held while the result is pending").isEqualTo(3);
+            assertThat(keys.holding("redlock:ledger-later:2")).as("held while the result is pending").isGreaterThanOrEqualTo(2);
             done.complete("posted later");
             assertThat(later.get(10, TimeUnit.SECONDS)).isEqualTo("posted later");
             keys.awaitGone("redlock:ledger-later:2", Duration.ofSeconds(5));
