@@ -32,23 +32,44 @@ final class ReactiveLocking {
     }
 
     /**
-     * Wraps the method's publisher.
-     * @param acquire returns the lease, or null when the call is skipped (throws when it must fail)
-     * @param invoke calls the method and returns its publisher
+     * Wraps the method's publisher so that each subscription acquires the lock, off the subscriber's thread.
+     * @param acquire returns the lock, or null when the call is skipped (throws when it must fail)
+     * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
-    static Object lock(LockedMethod.Result result, Callable<RedlockedAspect.Held> acquire, Invocation invoke) {
-        Mono<RedlockedAspect.Held> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
+    static Object lock(LockedMethod.Result result, Callable<HeldLock> acquire, Invocation invoke) {
+        return lock(result, acquisition(acquire), invoke);
+    }
+
+    /**
+     * Wraps the publisher of a call made on a thread that holds the lock already: each subscription becomes
+     * one more holder of that lock, or, once the lock has been let go, acquires a lock of its own after the
+     * release, so that work subscribed late never runs unlocked.
+     * @param outer the lock the calling thread holds
+     * @param acquire returns a lock of its own, or null when the call is skipped (throws when it must fail)
+     * @param invoke calls the method, as a holder of the lock, and returns its publisher
+     */
+    static Object reenter(LockedMethod.Result result, HeldLock outer, Callable<HeldLock> acquire, Invocation invoke) {
+        Mono<HeldLock> lock = Mono.defer(() -> outer.retain() ? Mono.just(outer)
+                : Mono.fromFuture(outer.released(), true).then(acquisition(acquire)));
+        return lock(result, lock, invoke);
+    }
+
+    private static Mono<HeldLock> acquisition(Callable<HeldLock> acquire) {
+        return Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private static Object lock(LockedMethod.Result result, Mono<HeldLock> lock, Invocation invoke) {
         if (result == LockedMethod.Result.MONO) {
-            return Mono.usingWhen(lease, (held) -> Mono.from(call(invoke)), ReactiveLocking::release,
+            return Mono.usingWhen(lock, (held) -> Mono.from(call(invoke, held)), ReactiveLocking::release,
                     (held, error) -> release(held), ReactiveLocking::release);
         }
-        return Flux.usingWhen(lease, (held) -> call(invoke), ReactiveLocking::release, (held, error) -> release(held),
+        return Flux.usingWhen(lock, (held) -> call(invoke, held), ReactiveLocking::release, (held, error) -> release(held),
                 ReactiveLocking::release);
     }
 
-    private static Publisher<?> call(Invocation invoke) {
+    private static Publisher<?> call(Invocation invoke, HeldLock held) {
         try {
-            Publisher<?> publisher = (Publisher<?>) invoke.proceed();
+            Publisher<?> publisher = (Publisher<?>) invoke.proceed(held);
             return (publisher != null) ? publisher : Mono.empty();
         }
         catch (Throwable ex) {
@@ -56,16 +77,16 @@ final class ReactiveLocking {
         }
     }
 
-    /** Calls the method; may throw anything it throws. */
+    /** Calls the method as a holder of the lock; may throw anything it throws. */
     @FunctionalInterface
     interface Invocation {
 
-        Object proceed() throws Throwable;
+        Object proceed(HeldLock held) throws Throwable;
 
     }
 
-    private static Mono<Boolean> release(RedlockedAspect.Held held) {
-        return Mono.fromFuture(held::finishAsync);
+    private static Mono<?> release(HeldLock held) {
+        return Mono.fromFuture(held::dropAsync);
     }
 
 }
