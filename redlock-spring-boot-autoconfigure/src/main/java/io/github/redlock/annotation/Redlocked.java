@@ -111,7 +111,10 @@ public @interface Redlocked {
     /**
      * Whether to interrupt the thread running the method when its lock is lost before the method returns
      * (an extension failed, or the validity ran out), so that interruptible work stops. For synchronous
-     * methods only. Default false.
+     * methods only. Default false. The interrupt is for the method alone: none is delivered once the method
+     * has returned or thrown (also while a nested asynchronous call still holds the lock), and one that the
+     * method left set is cleared as it returns, so that it never reaches the caller; an interrupt the thread
+     * had before the loss is kept.
      * @return whether to interrupt on loss
      */
     boolean interruptOnLoss() default false;

@@ -52,6 +52,9 @@ final class HeldLock {
 
     private boolean running = true; // guarded by runnerLock
 
+    /** Whether the loss interrupted the runner, which was not interrupted before. */
+    private boolean interruptedByLoss; // guarded by runnerLock
+
     HeldLock(RedlockLease lease, LockedMethod locked, GuardedObservers observers, Runnable onRelease, Thread runner) {
         this.lease = lease;
         this.locked = locked;
@@ -121,18 +124,26 @@ final class HeldLock {
     }
 
     /**
-     * The acquiring call's method returned or threw on its thread: from now on the loss interrupts no one,
-     * though the lock may still be held for asynchronous work.
+     * The acquiring call's method returned or threw; called on its thread. From now on the loss interrupts no
+     * one, though the lock may still be held for asynchronous work. An interrupt that the loss delivered and
+     * that the method left set is cleared: it was meant for the method, and must not reach its caller (the
+     * next task of a pool, the caller's next wait). The thread's own earlier interrupt is kept.
      */
     void callReturned() {
-        if (this.runner != null) {
-            this.runnerLock.lock();
-            try {
-                this.running = false;
-            }
-            finally {
-                this.runnerLock.unlock();
-            }
+        if (this.runner == null) {
+            return;
+        }
+        boolean clear;
+        this.runnerLock.lock();
+        try {
+            this.running = false;
+            clear = this.interruptedByLoss;
+        }
+        finally {
+            this.runnerLock.unlock();
+        }
+        if (clear && Thread.currentThread() == this.runner) {
+            Thread.interrupted();
         }
     }
 
@@ -158,7 +169,10 @@ final class HeldLock {
         if (this.runner != null) {
             this.runnerLock.lock();
             try {
-                if (this.running) {
+                // Under the lock, so that no interrupt lands after callReturned(); the runner's own interrupt,
+                // if it had one, is not ours to clear later.
+                if (this.running && !this.runner.isInterrupted()) {
+                    this.interruptedByLoss = true;
                     this.runner.interrupt();
                 }
             }
