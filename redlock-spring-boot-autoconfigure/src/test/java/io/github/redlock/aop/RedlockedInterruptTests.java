@@ -62,6 +62,23 @@ class RedlockedInterruptTests {
     }
 
     @Test
+    void theInterruptForALossDoesNotOutliveAMethodThatThrowsWithTheInterruptRestored() {
+        runner().run((context) -> {
+            Workers workers = context.getBean(Workers.class);
+            List<String> report = onThreadOfItsOwn(() -> {
+                try {
+                    workers.failWhenInterrupted();
+                    return "returned";
+                }
+                catch (IllegalStateException ex) {
+                    return ex.getMessage() + ", then " + interruptStatus();
+                }
+            });
+            assertThat(report).containsExactly("stopped by the loss, then not interrupted");
+        });
+    }
+
+    @Test
     void aLossAfterTheMethodReturnedWhileANestedAsynchronousCallHoldsTheLockInterruptsNoOne() {
         runner().run((context) -> {
             Workers workers = context.getBean(Workers.class);
@@ -158,6 +175,19 @@ class RedlockedInterruptTests {
                 LockSupport.parkNanos(deadline - System.nanoTime());
             }
             return Thread.currentThread().isInterrupted() ? "interrupted by the loss" : "not interrupted by the loss";
+        }
+
+        /** Waits to be interrupted, then restores the interrupt and throws, as the usual idiom does. */
+        @Redlocked(key = "fail-when-interrupted", ttl = "200ms", interruptOnLoss = true)
+        public void failWhenInterrupted() {
+            try {
+                Thread.sleep(5_000);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("stopped by the loss", ex);
+            }
+            throw new IllegalStateException("not stopped by the loss");
         }
 
         /** Parks for the duration or until interrupted, and returns whether it was interrupted, leaving the status set. */
