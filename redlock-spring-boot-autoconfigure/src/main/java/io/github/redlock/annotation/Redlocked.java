@@ -23,7 +23,20 @@ import java.lang.annotation.Target;
  * {@code CompletionStage}, a Reactor {@code Mono} or {@code Flux}, when the asynchronous result completes
  * (a {@code Mono} or {@code Flux} acquires it when subscribed). Nested calls on the same thread for the
  * same key are re-entrant (a write lock also covers nested reads; a read lock cannot be upgraded to a
- * write lock, which is an error). The method must be called through the Spring proxy (not from its own class).
+ * write lock, which is an error); a nested call that returns an asynchronous result holds the lock until
+ * that result completes, even after the outer call returned. The method must be called through the Spring
+ * proxy (not from its own class).
+ * <p>
+ * Cancelling an asynchronous result releases the lock at once. For a {@code Mono} or {@code Flux} the
+ * cancel travels upstream, so the method's work is told to stop; a cancel during the acquisition means the
+ * method is not called, and a lock granted in that moment is released on arrival. A
+ * {@code CompletableFuture}'s {@code cancel()} neither stops nor interrupts the work that was to complete
+ * it, and that work's end cannot be observed: the lock is released at once all the same, as the cancel is
+ * the caller's signal that the work is to stop. <strong>Work that goes on after its future was cancelled
+ * is no longer protected by the lock</strong>; stop it (check {@code isCancelled()}, cancel what it
+ * started), or return a {@code Mono}, whose cancel reaches the work.
+ * With {@code @Transactional} on the same method, the lock is held around the transaction: taken before it
+ * begins, released after it has committed or rolled back (see {@code redlock.aspect-order}).
  * <p>
  * For work of unknown length, {@code autoExtend = true} keeps extending the lock while the method runs, up to
  * {@code maxHold}:
@@ -81,8 +94,8 @@ public @interface Redlocked {
      * Whether to keep extending the lock while the method runs: each time half of the ttl remains, the lock
      * is extended by the ttl, until {@link #maxHold()} after the acquisition. If an extension fails, the
      * lock is lost: {@code redlock.lost} is counted, an error is logged and, with {@link #interruptOnLoss()},
-     * the method's thread is interrupted. Extension stops when the method returns, throws, or its
-     * asynchronous result completes.
+     * the method's thread is interrupted. Extension stops when the lock is released: the method returned or
+     * threw, or its asynchronous result completed or was cancelled.
      * @return whether to extend automatically
      */
     boolean autoExtend() default false;
@@ -98,7 +111,10 @@ public @interface Redlocked {
     /**
      * Whether to interrupt the thread running the method when its lock is lost before the method returns
      * (an extension failed, or the validity ran out), so that interruptible work stops. For synchronous
-     * methods only. Default false.
+     * methods only. Default false. The interrupt is for the method alone: none is delivered once the method
+     * has returned or thrown (also while a nested asynchronous call still holds the lock), and one that the
+     * method left set is cleared as it returns, so that it never reaches the caller; an interrupt the thread
+     * had before the loss is kept.
      * @return whether to interrupt on loss
      */
     boolean interruptOnLoss() default false;

@@ -1,6 +1,8 @@
 package io.github.redlock.aop;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -11,6 +13,13 @@ import reactor.core.scheduler.Schedulers;
  * Locks around a Reactor {@code Mono} or {@code Flux}: acquired when subscribed (off the subscriber's thread,
  * since acquisition may wait), released when it completes, fails or is cancelled. Loaded only when Reactor
  * is on the classpath.
+ * <p>
+ * The cancel story: a subscriber may cancel at any moment. While the method's publisher runs, the cancel
+ * travels upstream to it (the work is told to stop) and the lock is let go at once. While the acquisition is
+ * still under way, the acquiring thread is interrupted by Reactor, and a lock that is granted all the same
+ * (the grant raced the cancel) is let go as soon as it arrives, before it is extended; the method is not
+ * called. Reactor would drop such a late value without a word, so every subscription keeps its lock in a
+ * {@link Slot} from the moment it exists.
  */
 final class ReactiveLocking {
 
@@ -32,23 +41,52 @@ final class ReactiveLocking {
     }
 
     /**
-     * Wraps the method's publisher.
-     * @param acquire returns the lease, or null when the call is skipped (throws when it must fail)
-     * @param invoke calls the method and returns its publisher
+     * Wraps the method's publisher so that each subscription acquires the lock, off the subscriber's thread.
+     * @param acquire returns the lock, or null when the call is skipped (throws when it must fail)
+     * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
-    static Object lock(LockedMethod.Result result, Callable<RedlockedAspect.Held> acquire, Invocation invoke) {
-        Mono<RedlockedAspect.Held> lease = Mono.fromCallable(acquire).subscribeOn(Schedulers.boundedElastic());
-        if (result == LockedMethod.Result.MONO) {
-            return Mono.usingWhen(lease, (held) -> Mono.from(call(invoke)), ReactiveLocking::release,
-                    (held, error) -> release(held), ReactiveLocking::release);
-        }
-        return Flux.usingWhen(lease, (held) -> call(invoke), ReactiveLocking::release, (held, error) -> release(held),
-                ReactiveLocking::release);
+    static Object lock(LockedMethod.Result result, Callable<HeldLock> acquire, Invocation invoke) {
+        return lock(result, (slot) -> acquisition(slot, acquire), invoke);
     }
 
-    private static Publisher<?> call(Invocation invoke) {
+    /**
+     * Wraps the publisher of a call made on a thread that holds the lock already: each subscription becomes
+     * one more holder of that lock, or, once the lock has been let go, acquires a lock of its own after the
+     * release, so that work subscribed late never runs unlocked.
+     * @param outer the lock the calling thread holds
+     * @param acquire returns a lock of its own, or null when the call is skipped (throws when it must fail)
+     * @param invoke calls the method, as a holder of the lock, and returns its publisher
+     */
+    static Object reenter(LockedMethod.Result result, HeldLock outer, Callable<HeldLock> acquire, Invocation invoke) {
+        return lock(result, (slot) -> Mono.defer(() -> outer.retain() ? Mono.justOrEmpty(slot.arrived(outer))
+                : Mono.fromFuture(outer.released(), true).then(acquisition(slot, acquire))), invoke);
+    }
+
+    /** Acquires on a thread that may block, handing the lock to the slot on that thread, before Reactor sees it. */
+    private static Mono<HeldLock> acquisition(Slot slot, Callable<HeldLock> acquire) {
+        return Mono.fromCallable(() -> slot.acquire(acquire)).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private static Object lock(LockedMethod.Result result, Function<Slot, Mono<HeldLock>> lockFor, Invocation invoke) {
+        if (result == LockedMethod.Result.MONO) {
+            return Mono.defer(() -> {
+                Slot slot = new Slot();
+                return Mono.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),
+                        (held) -> slot.isEnded() ? Mono.empty() : Mono.from(call(invoke, held)),
+                        (held) -> slot.end(), (held, error) -> slot.end(), (held) -> slot.end());
+            });
+        }
+        return Flux.defer(() -> {
+            Slot slot = new Slot();
+            return Flux.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),
+                    (held) -> slot.isEnded() ? Flux.empty() : call(invoke, held),
+                    (held) -> slot.end(), (held, error) -> slot.end(), (held) -> slot.end());
+        });
+    }
+
+    private static Publisher<?> call(Invocation invoke, HeldLock held) {
         try {
-            Publisher<?> publisher = (Publisher<?>) invoke.proceed();
+            Publisher<?> publisher = (Publisher<?>) invoke.proceed(held);
             return (publisher != null) ? publisher : Mono.empty();
         }
         catch (Throwable ex) {
@@ -56,16 +94,67 @@ final class ReactiveLocking {
         }
     }
 
-    /** Calls the method; may throw anything it throws. */
+    /** Calls the method as a holder of the lock; may throw anything it throws. */
     @FunctionalInterface
     interface Invocation {
 
-        Object proceed() throws Throwable;
+        Object proceed(HeldLock held) throws Throwable;
 
     }
 
-    private static Mono<Boolean> release(RedlockedAspect.Held held) {
-        return Mono.fromFuture(held::finishAsync);
+    /**
+     * One subscription's hold on its lock. State in one atomic field: empty while acquiring, then the lock,
+     * then {@code ENDED}; or straight from empty to {@code ENDED} when the subscriber went away first.
+     * Invariant: a lock that reached the slot is let go exactly once, by the first end signal (completion,
+     * error or cancel), or on arrival when the end came first.
+     */
+    private static final class Slot {
+
+        private static final Object ENDED = new Object();
+
+        private final AtomicReference<Object> state = new AtomicReference<>();
+
+        /** Runs the acquisition; a failure after the subscriber went away (interrupted by the cancel) is nobody's. */
+        HeldLock acquire(Callable<HeldLock> acquire) throws Exception {
+            HeldLock held;
+            try {
+                held = acquire.call();
+            }
+            catch (Exception ex) {
+                if (isEnded()) {
+                    return null; // no one listens: completing empty keeps Reactor from logging a dropped error
+                }
+                throw ex;
+            }
+            return arrived(held);
+        }
+
+        /** Takes the lock for the subscription, or lets it go at once when the subscription has ended. */
+        HeldLock arrived(HeldLock held) {
+            if (held == null || this.state.compareAndSet(null, held)) {
+                return held;
+            }
+            held.dropAsync();
+            return null;
+        }
+
+        boolean isEnded() {
+            return this.state.get() == ENDED;
+        }
+
+        /** Ends the subscription's hold; the returned publisher completes once the lock's release (if due) is answered. */
+        Mono<?> end() {
+            Object previous = this.state.getAndSet(ENDED);
+            return (previous instanceof HeldLock held) ? Mono.fromFuture(held::dropAsync) : Mono.empty();
+        }
+
+        /** The subscriber cancelled before the lock was handed to the method. */
+        void cancel() {
+            if (this.state.getAndSet(ENDED) instanceof HeldLock held) {
+                held.dropAsync();
+            }
+        }
+
     }
 
 }

@@ -5,11 +5,8 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.github.redlock.annotation.LockMode;
@@ -31,6 +28,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.Ordered;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -43,16 +41,27 @@ import org.springframework.util.ReflectionUtils;
  * runs the method, and releases the lock when the method's result is complete. Nested calls on one thread
  * for a key it already holds run without locking again (a held write lock covers nested reads; a held read
  * lock cannot be upgraded). With auto-extension, the lease is extended while the method runs.
+ * <p>
+ * It is {@link Ordered}, by default at {@link #DEFAULT_ORDER}, so that it wraps a {@code @Transactional}
+ * interceptor of the default order: the lock is taken before the transaction begins and released after it
+ * has committed or rolled back, so that the next holder sees the committed state.
  */
 @Aspect
-public class RedlockedAspect {
+public class RedlockedAspect implements Ordered {
+
+    /**
+     * The default order: one before {@link Ordered#LOWEST_PRECEDENCE}, the default order of
+     * {@code @EnableTransactionManagement}, so that the lock is held around the transaction.
+     */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
     private static final Log logger = LogFactory.getLog(RedlockedAspect.class);
 
     /** Marks the read-write locks in the held map apart from the exclusive locks of the same keys. */
     private static final String READ_WRITE = "\u0000rw:";
 
-    private final ThreadLocal<Map<String, Reentry>> held = ThreadLocal.withInitial(HashMap::new);
+    /** The locks this thread holds while it runs annotated methods, by key (read-write locks marked apart). */
+    private final ThreadLocal<Map<String, HeldLock>> held = ThreadLocal.withInitial(HashMap::new);
 
     private final ParameterNameDiscoverer parameterNames = new CachingParameterNames();
 
@@ -62,7 +71,9 @@ public class RedlockedAspect {
 
     private final LockedMethods methods;
 
-    private final ObjectProvider<RedlockedObserver> observer;
+    private final GuardedObservers observers;
+
+    private volatile int order = DEFAULT_ORDER;
 
     /**
      * Creates the aspect; the auto-configuration does, with the {@code redlock.*} defaults.
@@ -77,7 +88,25 @@ public class RedlockedAspect {
         this.beanResolver = new BeanFactoryResolver(beanFactory);
         this.redlock = beanFactory.getBeanProvider(Redlock.class);
         this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime, defaultMaxHold);
-        this.observer = beanFactory.getBeanProvider(RedlockedObserver.class);
+        this.observers = new GuardedObservers(beanFactory.getBeanProvider(RedlockedObserver.class));
+    }
+
+    /**
+     * Sets the aspect's order among the advice of a method; lower runs further outside. Keep it below the order
+     * of the transaction interceptor, so that the lock is held until the transaction has ended.
+     * @param order the order, {@link #DEFAULT_ORDER} unless set
+     */
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    /**
+     * Returns the aspect's order among the advice of a method.
+     * @return the order
+     */
+    @Override
+    public int getOrder() {
+        return this.order;
     }
 
     /**
@@ -94,39 +123,34 @@ public class RedlockedAspect {
         LockedMethod locked = this.methods.get(method, targetClass);
         String key = key(locked, method, joinPoint.getArgs(), target, targetClass);
         String heldKey = (locked.mode() == LockMode.EXCLUSIVE) ? key : READ_WRITE + key;
-        Map<String, Reentry> mine = this.held.get();
-        Reentry outer = mine.get(heldKey);
+        Map<String, HeldLock> mine = this.held.get();
+        HeldLock outer = mine.get(heldKey);
         if (outer != null) {
-            if (locked.mode() == LockMode.WRITE && outer.mode == LockMode.READ) {
+            if (locked.mode() == LockMode.WRITE && outer.mode() == LockMode.READ) {
                 throw new IllegalStateException("@Redlocked(mode = WRITE) on " + locked.description() + " was called while "
                         + "this thread holds the read lock of '" + key + "': a read lock cannot be upgraded (the write "
                         + "lock would wait for this thread's own read). Take the write lock in the outer call instead.");
             }
-            return proceedHolding(joinPoint, mine, heldKey, outer.mode); // re-entrant: this thread holds the key already
+            // Re-entrant: this thread holds the key already. The call becomes one more holder of that lock, so that
+            // an asynchronous result keeps it after the outer call returned.
+            if (locked.result() == LockedMethod.Result.MONO || locked.result() == LockedMethod.Result.FLUX) {
+                return ReactiveLocking.reenter(locked.result(), outer, () -> acquire(locked, key),
+                        (hold) -> proceedHolding(joinPoint, this.held.get(), heldKey, hold));
+            }
+            if (outer.retain()) {
+                return proceedAndLetGo(joinPoint, locked, mine, heldKey, outer, false);
+            }
+            // The outer lock was let go meanwhile (a reactive outer call cancelled on another thread): lock anew.
         }
         if (locked.result() == LockedMethod.Result.MONO || locked.result() == LockedMethod.Result.FLUX) {
             return ReactiveLocking.lock(locked.result(), () -> acquire(locked, key),
-                    () -> proceedHolding(joinPoint, this.held.get(), heldKey, locked.mode()));
+                    (hold) -> proceedHolding(joinPoint, this.held.get(), heldKey, hold));
         }
-        Held lease = acquire(locked, key);
-        if (lease == null) {
+        HeldLock hold = acquire(locked, key);
+        if (hold == null) {
             return locked.skippedValue();
         }
-        Object result;
-        try {
-            result = proceedHolding(joinPoint, mine, heldKey, locked.mode());
-        }
-        catch (Throwable ex) {
-            lease.finish();
-            throw ex;
-        }
-        if (locked.result() == LockedMethod.Result.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
-            stage.whenComplete((value, failure) -> lease.finishAsync());
-        }
-        else {
-            lease.finish();
-        }
-        return result;
+        return proceedAndLetGo(joinPoint, locked, mine, heldKey, hold, true);
     }
 
     /**
@@ -161,27 +185,54 @@ public class RedlockedAspect {
         return locked.key().evaluate(context, locked.description());
     }
 
+    /**
+     * Runs the method as one holder of {@code hold}, and lets go when the method returns or throws or, for a
+     * {@code CompletionStage}, when that completes (or is cancelled).
+     * @param acquiredHere whether this call acquired the lock (then its thread is the one to interrupt on loss)
+     */
+    private static Object proceedAndLetGo(ProceedingJoinPoint joinPoint, LockedMethod locked, Map<String, HeldLock> mine,
+            String heldKey, HeldLock hold, boolean acquiredHere) throws Throwable {
+        Object result;
+        try {
+            result = proceedHolding(joinPoint, mine, heldKey, hold);
+        }
+        catch (Throwable ex) {
+            if (acquiredHere) {
+                hold.callReturned();
+            }
+            hold.drop(true);
+            throw ex;
+        }
+        if (acquiredHere) {
+            hold.callReturned();
+        }
+        if (locked.result() == LockedMethod.Result.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
+            stage.whenComplete((value, failure) -> hold.drop(false));
+        }
+        else {
+            hold.drop(true);
+        }
+        return result;
+    }
+
     /** Returns the held lock, or null when the call is to be skipped; throws when it must fail. */
-    Held acquire(LockedMethod locked, String key) {
+    HeldLock acquire(LockedMethod locked, String key) {
         Redlock lock = this.redlock.getObject();
-        RedlockedObserver observer = this.observer.getIfAvailable();
         long start = System.nanoTime();
         RedlockLease lease;
         try {
             lease = acquire(lock, locked, key);
         }
         catch (RuntimeException ex) {
-            if (observer != null) {
-                observer.acquisition(locked.template(), false, System.nanoTime() - start);
-            }
+            this.observers.acquisition(locked.template(), false, System.nanoTime() - start);
             throw ex;
         }
-        Runnable onRelease = (observer != null)
-                ? observer.acquisition(locked.template(), lease != null, System.nanoTime() - start) : null;
+        // Never throws (observers are guarded), so the lease below always reaches a holder that releases it.
+        Runnable onRelease = this.observers.acquisition(locked.template(), lease != null, System.nanoTime() - start);
         if (lease == null) {
             return null;
         }
-        Held held = new Held(lease, locked, observer, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
+        HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
         held.watch();
         return held;
     }
@@ -196,118 +247,6 @@ public class RedlockedAspect {
             case WRITE -> skip ? lock.tryAcquireWrite(key, locked.ttl(), locked.waitTime()).orElse(null)
                     : lock.acquireWrite(key, locked.ttl(), locked.waitTime());
         };
-    }
-
-    /**
-     * A lock held for an annotated call: extended automatically if asked, watched for loss (counted once;
-     * the method's thread interrupted if asked), and released once, with the observer told of the release.
-     */
-    static final class Held {
-
-        private final RedlockLease lease;
-
-        private final LockedMethod locked;
-
-        private final RedlockedObserver observer;
-
-        private final Runnable onRelease;
-
-        private static final AtomicIntegerFieldUpdater<Held> LOSS_COUNTED = AtomicIntegerFieldUpdater.newUpdater(Held.class,
-                "lossCounted");
-
-        private volatile int lossCounted; // 1 once counted; an updater, not an AtomicBoolean per call
-
-        /** The thread to interrupt on loss, while it runs the method; null when not asked to. */
-        private final Thread runner;
-
-        private final ReentrantLock runnerLock;
-
-        private boolean running = true; // guarded by runnerLock
-
-        Held(RedlockLease lease, LockedMethod locked, RedlockedObserver observer, Runnable onRelease, Thread runner) {
-            this.lease = lease;
-            this.locked = locked;
-            this.observer = observer;
-            this.onRelease = onRelease;
-            this.runner = runner;
-            this.runnerLock = (runner != null) ? new ReentrantLock() : null;
-        }
-
-        /** Starts the auto-extension and the loss watch, as the method asks. */
-        void watch() {
-            if (this.locked.maxHold() != null) {
-                this.lease.autoExtend(this.locked.maxHold());
-            }
-            if (this.locked.watchesLoss()) {
-                this.lease.lost().thenRun(this::onLost);
-            }
-        }
-
-        void finish() {
-            stopRunning();
-            checkValidity();
-            this.lease.release();
-            ended();
-        }
-
-        CompletableFuture<Boolean> finishAsync() {
-            checkValidity();
-            return this.lease.releaseAsync().whenComplete((released, failure) -> ended());
-        }
-
-        /** The lease was lost while the method ran (the core logged why). */
-        private void onLost() {
-            countLoss();
-            if (this.runner != null) {
-                this.runnerLock.lock();
-                try {
-                    if (this.running) {
-                        this.runner.interrupt();
-                    }
-                }
-                finally {
-                    this.runnerLock.unlock();
-                }
-            }
-        }
-
-        private void stopRunning() {
-            if (this.runner != null) {
-                this.runnerLock.lock();
-                try {
-                    this.running = false;
-                }
-                finally {
-                    this.runnerLock.unlock();
-                }
-            }
-        }
-
-        private void checkValidity() {
-            if (!this.lease.isValid() && countLoss() && !this.locked.watchesLoss()) {
-                logger.error("Lock '" + this.lease.key() + "' expired while " + this.locked.description() + " still ran ("
-                        + "ttl " + this.locked.ttl() + "); another caller may have run at the same time. Give it a longer "
-                        + "ttl, or autoExtend = true.");
-            }
-        }
-
-        /** Counts the loss unless it was counted already; returns whether this call counted it. */
-        private boolean countLoss() {
-            if (!LOSS_COUNTED.compareAndSet(this, 0, 1)) {
-                return false;
-            }
-            if (this.observer != null) {
-                this.observer.lost(this.locked.template());
-            }
-            return true;
-        }
-
-        private void ended() {
-            if (this.onRelease != null) {
-                this.onRelease.run();
-            }
-        }
-
     }
 
     /** Parameter names, discovered once per method instead of on every key evaluation. */
@@ -335,31 +274,24 @@ public class RedlockedAspect {
 
     }
 
-    private static Object proceedHolding(ProceedingJoinPoint joinPoint, Map<String, Reentry> held, String heldKey,
-            LockMode mode) throws Throwable {
-        Reentry entry = held.computeIfAbsent(heldKey, (key) -> new Reentry(mode));
-        entry.depth++;
+    /**
+     * Calls the method with {@code hold} recorded as this thread's lock of the key, so that nested calls
+     * re-enter it; restores what was recorded before when the method returns or throws.
+     */
+    private static Object proceedHolding(ProceedingJoinPoint joinPoint, Map<String, HeldLock> held, String heldKey,
+            HeldLock hold) throws Throwable {
+        HeldLock previous = held.put(heldKey, hold);
         try {
             return joinPoint.proceed();
         }
         finally {
-            if (--entry.depth == 0) {
+            if (previous != null) {
+                held.put(heldKey, previous);
+            }
+            else {
                 held.remove(heldKey);
             }
         }
-    }
-
-    /** A lock this thread holds: in which mode, and how many calls deep. */
-    private static final class Reentry {
-
-        private final LockMode mode;
-
-        private int depth;
-
-        Reentry(LockMode mode) {
-            this.mode = mode;
-        }
-
     }
 
 }

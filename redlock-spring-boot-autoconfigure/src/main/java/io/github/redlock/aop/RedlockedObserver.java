@@ -2,7 +2,9 @@ package io.github.redlock.aop;
 
 /**
  * Receives what {@code @Redlocked} calls do, for metrics; the starter's Micrometer support implements it.
- * Lock names are the annotations' key templates as written, never evaluated keys.
+ * Lock names are the annotations' key templates as written, never evaluated keys. Every bean of this type is
+ * told, in order. An observer that throws is logged at WARN and otherwise ignored: the method still runs, and
+ * its lock is still released.
  */
 public interface RedlockedObserver {
 

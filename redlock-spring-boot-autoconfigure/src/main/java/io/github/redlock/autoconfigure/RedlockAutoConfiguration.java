@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -78,10 +79,15 @@ public final class RedlockAutoConfiguration {
     @ConditionalOnMissingBean
     static RedlockedAspect redlockedAspect(BeanFactory beanFactory, Environment environment) {
         // Static, with the properties looked up lazily, so that creating it early initialises nothing else.
-        return new RedlockedAspect(beanFactory, environment,
+        RedlockedAspect aspect = new RedlockedAspect(beanFactory, environment,
                 () -> beanFactory.getBean(RedlockProperties.class).getDefaultTtl(),
                 () -> beanFactory.getBean(RedlockProperties.class).getDefaultWaitTime(),
                 () -> beanFactory.getBean(RedlockProperties.class).getDefaultMaxHold());
+        // Bound from the environment: the order is asked for while beans are proxied, which may be before the
+        // RedlockProperties bean is bound. A value that is not a number fails here, naming the property.
+        aspect.setOrder(Binder.get(environment).bind("redlock.aspect-order", Integer.class)
+                .orElse(RedlockedAspect.DEFAULT_ORDER));
+        return aspect;
     }
 
     @Bean

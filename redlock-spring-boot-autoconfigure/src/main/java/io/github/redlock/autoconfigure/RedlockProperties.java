@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
 
 /**
  * Configuration properties of the Redlock starter ({@code redlock.*}).
@@ -62,6 +63,11 @@ public class RedlockProperties {
      * Largest fraction of the ttl an acquisition may take for the lock to be accepted (e.g. 0.33 for the "elapsed <= ttl/3" variant); 1 for no budget beyond the validity rule.
      */
     private double acquisitionBudget = 1.0;
+
+    /**
+     * Order of the @Redlocked aspect among a method's advice, lower running further outside; keep it below the transaction interceptor's order (if @EnableTransactionManagement sets an order, lower than that) so that a lock is released only after its transaction ended.
+     */
+    private int aspectOrder = Ordered.LOWEST_PRECEDENCE - 1;
 
     public boolean isEnabled() {
         return this.enabled;
@@ -141,6 +147,14 @@ public class RedlockProperties {
 
     public void setAcquisitionBudget(double acquisitionBudget) {
         this.acquisitionBudget = acquisitionBudget;
+    }
+
+    public int getAspectOrder() {
+        return this.aspectOrder;
+    }
+
+    public void setAspectOrder(int aspectOrder) {
+        this.aspectOrder = aspectOrder;
     }
 
 }

@@ -1,0 +1,76 @@
+package io.github.redlock.aop;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import io.github.redlock.test.RedisNodesExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * Reads lock keys straight from the nodes (not through the lock under test), and waits for conditions by
+ * polling within a bound.
+ */
+final class NodeKeys implements AutoCloseable {
+
+    private final RedisClient client = RedisClient.create();
+
+    private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+
+    NodeKeys(RedisNodesExtension redis) {
+        for (String uri : redis.uris()) {
+            RedisURI redisUri = RedisURI.create(uri);
+            redisUri.setTimeout(Duration.ofSeconds(2));
+            this.connections.add(this.client.connect(redisUri));
+        }
+    }
+
+    /** How many nodes hold the Redis key (the lock's key with its prefix) now; a node that fails to answer counts as not. */
+    int holding(String redisKey) {
+        int holding = 0;
+        for (StatefulRedisConnection<String, String> connection : this.connections) {
+            try {
+                if (connection.sync().exists(redisKey) > 0) {
+                    holding++;
+                }
+            }
+            catch (RuntimeException ex) {
+                // a paused or killed node: it does not hold the key as far as the test can tell
+            }
+        }
+        return holding;
+    }
+
+    /** Waits until no node holds the key, for at most {@code bound}; fails naming the key otherwise. */
+    void awaitGone(String redisKey, Duration bound) {
+        await(() -> holding(redisKey) == 0, bound, () -> redisKey + " is still on " + holding(redisKey) + " node(s) after " + bound);
+    }
+
+    /** Polls every 10 ms until the condition holds, for at most {@code bound}; fails with the message otherwise. */
+    static void await(BooleanSupplier condition, Duration bound, Supplier<String> failure) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(failure.get());
+            }
+            try {
+                Thread.sleep(10);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while waiting: " + failure.get(), ex);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        this.connections.forEach(StatefulRedisConnection::close);
+        this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+
+}
