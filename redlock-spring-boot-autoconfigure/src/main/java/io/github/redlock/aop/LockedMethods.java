@@ -8,7 +8,6 @@ import java.util.function.Supplier;
 
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
-import io.github.redlock.autoconfigure.RedlockConfigurationException;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;

@@ -3,7 +3,9 @@ package io.github.redlock.autoconfigure;
 import java.util.List;
 
 import io.github.redlock.aop.RedlockedAspect;
+import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -70,8 +72,8 @@ public final class RedlockAutoConfiguration {
             warnAboutNodeCount(nodes.size());
             return redlock;
         }
-        catch (IllegalArgumentException ex) {
-            throw RedlockSettings.invalid(ex);
+        catch (RedlockArgumentException ex) {
+            throw RedlockSettings.invalid(ex, properties, nodes);
         }
     }
 

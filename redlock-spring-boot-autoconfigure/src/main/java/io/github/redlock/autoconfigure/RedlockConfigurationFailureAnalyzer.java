@@ -1,10 +1,13 @@
 package io.github.redlock.autoconfigure;
 
+import io.github.redlock.aop.RedlockConfigurationException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Reports a {@link RedlockConfigurationException} with what is wrong and what to write instead.
+ * Reports a {@link RedlockConfigurationException} (a {@code @Redlocked} method that cannot work) with what is
+ * wrong and what to write instead.
  */
 class RedlockConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<RedlockConfigurationException> {
 

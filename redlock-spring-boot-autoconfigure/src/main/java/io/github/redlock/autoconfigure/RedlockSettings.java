@@ -1,8 +1,15 @@
 package io.github.redlock.autoconfigure;
 
+import java.util.List;
+import java.util.Locale;
+
+import io.github.redlock.core.RedlockArgumentException;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
 /**
- * Turns the core builder's complaints (messages that start with the builder property's name) into
- * start-up failures that name the {@code redlock.*} property and say what to write.
+ * Turns the core builder's refusal of a setting into the start-up failure Spring Boot reports for a wrong
+ * property: which {@code redlock.*} property, its value, and why (with an example for the node list).
  */
 final class RedlockSettings {
 
@@ -20,20 +27,34 @@ final class RedlockSettings {
     private RedlockSettings() {
     }
 
-    static RedlockConfigurationException invalid(IllegalArgumentException ex) {
-        String message = String.valueOf(ex.getMessage());
-        if (message.startsWith("nodes must list")) {
-            return new RedlockConfigurationException("redlock.nodes is missing or empty: the lock needs the URIs of the "
-                    + "Redis masters it runs on.", NODES_EXAMPLE, ex);
+    /**
+     * Returns the failure to report for a setting the core refused.
+     * @param ex the core's refusal, naming the builder setting
+     * @param properties the properties the lock was built from
+     * @param nodes the node list the lock was built from (the connection details')
+     */
+    static InvalidConfigurationPropertyValueException invalid(RedlockArgumentException ex, RedlockProperties properties,
+            List<String> nodes) {
+        String argument = ex.getArgument();
+        Object value = switch (argument) {
+            case "nodes" -> nodes;
+            case "nodeTimeout" -> properties.getNodeTimeout();
+            case "clockDriftFactor" -> properties.getClockDriftFactor();
+            case "retryDelay" -> properties.getRetryDelay();
+            case "keyPrefix" -> properties.getKeyPrefix();
+            case "acquisitionBudget" -> properties.getAcquisitionBudget();
+            default -> null;
+        };
+        String reason = ex.getMessage();
+        if ("nodes".equals(argument)) {
+            reason = ((nodes == null || nodes.isEmpty()) ? "redlock.nodes is missing or empty: the lock needs the URIs of the "
+                    + "Redis masters it runs on" : reason) + ".\n\n" + NODES_EXAMPLE;
         }
-        if (message.startsWith("nodes")) {
-            return new RedlockConfigurationException("Invalid redlock." + message, NODES_EXAMPLE, ex);
-        }
-        int end = message.indexOf(' ');
-        String property = (end > 0) ? message.substring(0, end) : message;
-        String kebab = property.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
-        return new RedlockConfigurationException("Invalid redlock." + kebab + ((end > 0) ? message.substring(end) : ""),
-                "Change redlock." + kebab + " in the application's configuration to a valid value.", ex);
+        return new InvalidConfigurationPropertyValueException("redlock." + kebab(argument), value, reason, ex);
+    }
+
+    private static String kebab(String camel) {
+        return camel.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 
 }

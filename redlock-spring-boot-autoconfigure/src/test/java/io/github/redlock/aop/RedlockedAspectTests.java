@@ -11,7 +11,6 @@ import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
 import io.github.redlock.autoconfigure.ConfigurationFailures;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
-import io.github.redlock.autoconfigure.RedlockConfigurationException;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockAcquisitionException;
 import io.github.redlock.core.RedlockLease;

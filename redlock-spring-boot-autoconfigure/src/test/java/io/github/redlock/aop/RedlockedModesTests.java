@@ -17,15 +17,14 @@ import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
 import io.github.redlock.autoconfigure.ConfigurationFailures;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
-import io.github.redlock.autoconfigure.RedlockConfigurationException;
 import io.github.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.test.RedisNodesExtension;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import com.jayway.jsonpath.JsonPath;
+import io.github.redlock.aop.RedlockConfigurationException;
+import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.test.RedisNodesExtension;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -97,27 +100,29 @@ class RedlockAutoConfigurationTests {
         this.runner.run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
-            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
-            assertThat(failure.getMessage()).contains("redlock.nodes is missing or empty");
-            assertThat(failure.getAction()).contains("redlock:", "nodes:", "- redis://");
+            InvalidConfigurationPropertyValueException failure = ConfigurationFailures.findProperty(context.getStartupFailure());
+            assertThat(failure.getName()).isEqualTo("redlock.nodes");
+            assertThat(failure.getReason()).contains("redlock.nodes is missing or empty", "redlock:", "nodes:", "- redis://");
         });
     }
 
     @Test
     void malformedNodeFailsStartUpNamingTheEntry() {
         this.runner.withPropertyValues("redlock.nodes=redis://127.0.0.1:1,localhost:6379").run((context) -> {
-            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
-            assertThat(failure.getMessage()).startsWith("Invalid redlock.nodes[1] 'localhost:6379' is not a Redis URI");
-            assertThat(failure.getAction()).contains("redis://10.0.0.1:6379");
+            InvalidConfigurationPropertyValueException failure = ConfigurationFailures.findProperty(context.getStartupFailure());
+            assertThat(failure.getName()).isEqualTo("redlock.nodes");
+            assertThat(failure.getValue()).isEqualTo(java.util.List.of("redis://127.0.0.1:1", "localhost:6379"));
+            assertThat(failure.getReason()).startsWith("nodes[1] 'localhost:6379' is not a Redis URI").contains("redis://10.0.0.1:6379");
         });
     }
 
     @Test
     void invalidSettingFailsStartUpNamingTheProperty() {
         this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("redlock.clock-drift-factor=2").run((context) -> {
-            RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());
-            assertThat(failure.getMessage()).startsWith("Invalid redlock.clock-drift-factor must be at least 0 and below 1");
-            assertThat(failure.getAction()).contains("redlock.clock-drift-factor");
+            InvalidConfigurationPropertyValueException failure = ConfigurationFailures.findProperty(context.getStartupFailure());
+            assertThat(failure.getName()).isEqualTo("redlock.clock-drift-factor");
+            assertThat(failure.getValue()).isEqualTo(2.0);
+            assertThat(failure.getReason()).startsWith("clockDriftFactor must be at least 0 and below 1");
         });
     }
 

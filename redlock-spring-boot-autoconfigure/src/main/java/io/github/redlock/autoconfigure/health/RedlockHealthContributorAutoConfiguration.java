@@ -1,7 +1,7 @@
 package io.github.redlock.autoconfigure.health;
 
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
-import io.github.redlock.autoconfigure.RedlockConnectionFactories;
+import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.health.RedlockHealthIndicator;
 

@@ -1,8 +1,10 @@
-package io.github.redlock.autoconfigure;
+package io.github.redlock.aop;
 
 /**
- * Thrown at start-up when the Redlock configuration cannot work: the node list, a property, or a
- * {@code @Redlocked} annotation. A failure analyzer turns it into a report that says what to change.
+ * Thrown at start-up when a {@code @Redlocked} method cannot work as annotated (a bad key template, duration or
+ * combination of attributes). The starter's failure analyzer turns it into a report that says what to change.
+ * Wrong {@code redlock.*} properties are reported as Spring Boot's
+ * {@code InvalidConfigurationPropertyValueException} instead.
  */
 public class RedlockConfigurationException extends RuntimeException {
 

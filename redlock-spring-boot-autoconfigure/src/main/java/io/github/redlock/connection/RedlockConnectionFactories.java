@@ -1,4 +1,4 @@
-package io.github.redlock.autoconfigure;
+package io.github.redlock.connection;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -47,7 +47,11 @@ public final class RedlockConnectionFactories implements DisposableBean {
 
     private final Map<String, LettuceConnectionFactory> factories = new LinkedHashMap<>();
 
-    RedlockConnectionFactories(Duration nodeTimeout) {
+    /**
+     * Creates the factories' shared resources; factories themselves are created as nodes are first connected.
+     * @param nodeTimeout the command timeout of every node's connection
+     */
+    public RedlockConnectionFactories(Duration nodeTimeout) {
         this.nodeTimeout = nodeTimeout;
         // Lettuce's default timer ticks every 100 ms, too coarse for node timeouts of tens of ms.
         this.timer = new HashedWheelTimer(new DefaultThreadFactory("redlock-timer", true), 10, TimeUnit.MILLISECONDS);
