@@ -20,8 +20,9 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * The lock is released when the method returns or throws; for a method returning a
- * {@code CompletionStage}, a Reactor {@code Mono} or {@code Flux}, when the asynchronous result completes
- * (a {@code Mono} or {@code Flux} acquires it when subscribed). Nested calls on the same thread for the
+ * {@code CompletionStage}, a Reactor {@code Mono} or {@code Flux} (or another reactive type that Spring's
+ * {@code ReactiveAdapterRegistry} adapts, such as a plain {@code Publisher}), when the asynchronous result completes
+ * (a reactive result acquires it when subscribed). Nested calls on the same thread for the
  * same key are re-entrant (a write lock also covers nested reads; a read lock cannot be upgraded to a
  * write lock, which is an error); a nested call that returns an asynchronous result holds the lock until
  * that result completes, even after the outer call returned. The method must be called through the Spring

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.OnFailure;
 
+import org.springframework.core.ReactiveAdapter;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -25,9 +26,10 @@ import org.springframework.util.ClassUtils;
  * @param mode which lock it takes
  * @param maxHold how long auto-extension lasts, or null when the lock is not extended automatically
  * @param interruptOnLoss whether to interrupt the method's thread when the lock is lost
+ * @param adapter for a reactive result, the adapter between its type and a Reactive Streams publisher; else null
  */
 record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
-        String description, LockMode mode, Duration maxHold, boolean interruptOnLoss) {
+        String description, LockMode mode, Duration maxHold, boolean interruptOnLoss, ReactiveAdapter adapter) {
 
     /** Whether the lease is watched for loss while the method runs (extension, or interruption). */
     boolean watchesLoss() {
@@ -42,7 +44,7 @@ record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration wai
         return switch (this.result) {
             case OPTIONAL -> Optional.empty();
             case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
-            case MONO, FLUX -> ReactiveLocking.empty(this.result);
+            case MONO, FLUX -> ReactiveLocking.empty(this);
             default -> null;
         };
     }
@@ -72,15 +74,28 @@ record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration wai
         /** Returns a {@code CompletionStage}: done when it completes. */
         COMPLETION_STAGE,
 
-        /** Returns a Reactor {@code Mono}: locked from subscription to termination. */
+        /** Returns a reactive type of one value at most ({@code Mono}, …): locked from subscription to termination. */
         MONO,
 
-        /** Returns a Reactor {@code Flux}: locked from subscription to termination. */
+        /** Returns a reactive type of many values ({@code Flux}, {@code Publisher}, …): locked from subscription to termination. */
         FLUX;
+
+        /** Whether the result is a reactive type, locked from its subscription to its termination. */
+        boolean reactive() {
+            return this == MONO || this == FLUX;
+        }
 
         /** Whether the result is complete when the method returns (its work ran on the calling thread). */
         boolean synchronous() {
             return this == VALUE || this == PRIMITIVE || this == OPTIONAL;
+        }
+
+        /** The adapter of a reactive return type (Reactor present), or null. */
+        static ReactiveAdapter adapterOf(Class<?> returnType) {
+            if (!REACTOR_PRESENT || Optional.class == returnType || CompletionStage.class.isAssignableFrom(returnType)) {
+                return null;
+            }
+            return ReactiveLocking.adapterOf(returnType);
         }
 
         static Result of(Class<?> returnType) {
@@ -93,10 +108,8 @@ record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration wai
             if (CompletionStage.class.isAssignableFrom(returnType)) {
                 return COMPLETION_STAGE;
             }
-            if (REACTOR_PRESENT) {
-                return ReactiveLocking.resultOf(returnType);
-            }
-            return VALUE;
+            ReactiveAdapter adapter = adapterOf(returnType);
+            return (adapter != null) ? ReactiveLocking.resultOf(adapter) : VALUE;
         }
 
     }

@@ -94,7 +94,8 @@ final class LockedMethods {
                             + "loss some other way, or make the method synchronous.", null);
         }
         return new LockedMethod(annotation.key(), key, ttl, waitTime, annotation.onFailure(), result, description,
-                annotation.mode(), maxHold, annotation.interruptOnLoss());
+                annotation.mode(), maxHold, annotation.interruptOnLoss(),
+                result.reactive() ? LockedMethod.Result.adapterOf(specific.getReturnType()) : null);
     }
 
     private KeyTemplate parseKey(String template, String description, ClassLoader classLoader) {

@@ -9,10 +9,15 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+
 /**
- * Locks around a Reactor {@code Mono} or {@code Flux}: acquired when subscribed (off the subscriber's thread,
- * since acquisition may wait), released when it completes, fails or is cancelled. Loaded only when Reactor
- * is on the classpath.
+ * Locks around a reactive result: any type Spring's {@link ReactiveAdapterRegistry} knows ({@code Mono},
+ * {@code Flux}, a plain {@code Publisher}, RxJava's types, Kotlin's {@code Flow} …), adapted to a {@code Mono}
+ * (one value at most) or a {@code Flux} and back. The lock is acquired when the result is subscribed (off the
+ * subscriber's thread, since acquisition may wait) and released when it completes, fails or is cancelled.
+ * Loaded only when Reactor is on the classpath.
  * <p>
  * The cancel story: a subscriber may cancel at any moment. While the method's publisher runs, the cancel
  * travels upstream to it (the work is told to stop) and the lock is let go at once. While the acquisition is
@@ -26,18 +31,19 @@ final class ReactiveLocking {
     private ReactiveLocking() {
     }
 
-    static LockedMethod.Result resultOf(Class<?> returnType) {
-        if (Mono.class.isAssignableFrom(returnType)) {
-            return LockedMethod.Result.MONO;
-        }
-        if (Flux.class.isAssignableFrom(returnType)) {
-            return LockedMethod.Result.FLUX;
-        }
-        return LockedMethod.Result.VALUE;
+    /** The adapter of a reactive return type, or null when the type is not reactive. */
+    static ReactiveAdapter adapterOf(Class<?> returnType) {
+        return ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
     }
 
-    static Object empty(LockedMethod.Result result) {
-        return (result == LockedMethod.Result.MONO) ? Mono.empty() : Flux.empty();
+    /** How a reactive return type completes: one value at most, or many. */
+    static LockedMethod.Result resultOf(ReactiveAdapter adapter) {
+        return adapter.isMultiValue() ? LockedMethod.Result.FLUX : LockedMethod.Result.MONO;
+    }
+
+    /** What a skipped call returns: an empty result of the method's type. */
+    static Object empty(LockedMethod locked) {
+        return locked.adapter().fromPublisher((locked.result() == LockedMethod.Result.MONO) ? Mono.empty() : Flux.empty());
     }
 
     /**
@@ -45,8 +51,8 @@ final class ReactiveLocking {
      * @param acquire returns the lock, or null when the call is skipped (throws when it must fail)
      * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
-    static Object lock(LockedMethod.Result result, Callable<HeldLock> acquire, Invocation invoke) {
-        return lock(result, (slot) -> acquisition(slot, acquire), invoke);
+    static Object lock(LockedMethod locked, Callable<HeldLock> acquire, Invocation invoke) {
+        return lock(locked, (slot) -> acquisition(slot, acquire), invoke);
     }
 
     /**
@@ -57,8 +63,8 @@ final class ReactiveLocking {
      * @param acquire returns a lock of its own, or null when the call is skipped (throws when it must fail)
      * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
-    static Object reenter(LockedMethod.Result result, HeldLock outer, Callable<HeldLock> acquire, Invocation invoke) {
-        return lock(result, (slot) -> Mono.defer(() -> outer.retain() ? Mono.justOrEmpty(slot.arrived(outer))
+    static Object reenter(LockedMethod locked, HeldLock outer, Callable<HeldLock> acquire, Invocation invoke) {
+        return lock(locked, (slot) -> Mono.defer(() -> outer.retain() ? Mono.justOrEmpty(slot.arrived(outer))
                 : Mono.fromFuture(outer.released(), true).then(acquisition(slot, acquire))), invoke);
     }
 
@@ -67,27 +73,28 @@ final class ReactiveLocking {
         return Mono.fromCallable(() -> slot.acquire(acquire)).subscribeOn(Schedulers.boundedElastic());
     }
 
-    private static Object lock(LockedMethod.Result result, Function<Slot, Mono<HeldLock>> lockFor, Invocation invoke) {
-        if (result == LockedMethod.Result.MONO) {
-            return Mono.defer(() -> {
+    private static Object lock(LockedMethod locked, Function<Slot, Mono<HeldLock>> lockFor, Invocation invoke) {
+        ReactiveAdapter adapter = locked.adapter();
+        if (locked.result() == LockedMethod.Result.MONO) {
+            return adapter.fromPublisher(Mono.defer(() -> {
                 Slot slot = new Slot();
                 return Mono.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),
-                        (held) -> slot.isEnded() ? Mono.empty() : Mono.from(call(invoke, held)),
+                        (held) -> slot.isEnded() ? Mono.empty() : Mono.from(call(adapter, invoke, held)),
                         (held) -> slot.end(), (held, error) -> slot.end(), (held) -> slot.end());
-            });
+            }));
         }
-        return Flux.defer(() -> {
+        return adapter.fromPublisher(Flux.defer(() -> {
             Slot slot = new Slot();
             return Flux.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),
-                    (held) -> slot.isEnded() ? Flux.empty() : call(invoke, held),
+                    (held) -> slot.isEnded() ? Flux.empty() : call(adapter, invoke, held),
                     (held) -> slot.end(), (held, error) -> slot.end(), (held) -> slot.end());
-        });
+        }));
     }
 
-    private static Publisher<?> call(Invocation invoke, HeldLock held) {
+    private static Publisher<?> call(ReactiveAdapter adapter, Invocation invoke, HeldLock held) {
         try {
-            Publisher<?> publisher = (Publisher<?>) invoke.proceed(held);
-            return (publisher != null) ? publisher : Mono.empty();
+            Object result = invoke.proceed(held);
+            return (result != null) ? adapter.toPublisher(result) : Mono.empty();
         }
         catch (Throwable ex) {
             return Mono.error(ex);

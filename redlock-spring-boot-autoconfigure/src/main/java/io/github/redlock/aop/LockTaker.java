@@ -1,0 +1,58 @@
+package io.github.redlock.aop;
+
+import io.github.redlock.annotation.OnFailure;
+import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockLease;
+
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * Takes the lock of one annotated call, in the method's mode, waiting as long as it says, and turns the
+ * lease into a {@link HeldLock} that is watched (auto-extension, loss) and reported to the observers.
+ */
+final class LockTaker {
+
+    private final ObjectProvider<Redlock> redlock;
+
+    private final GuardedObservers observers;
+
+    LockTaker(ObjectProvider<Redlock> redlock, GuardedObservers observers) {
+        this.redlock = redlock;
+        this.observers = observers;
+    }
+
+    /** Returns the held lock, or null when the call is to be skipped; throws when it must fail. */
+    HeldLock acquire(LockedMethod locked, String key) {
+        Redlock lock = this.redlock.getObject();
+        long start = System.nanoTime();
+        RedlockLease lease;
+        try {
+            lease = acquire(lock, locked, key);
+        }
+        catch (RuntimeException ex) {
+            this.observers.acquisition(locked.template(), false, System.nanoTime() - start);
+            throw ex;
+        }
+        // Never throws (observers are guarded), so the lease below always reaches a holder that releases it.
+        Runnable onRelease = this.observers.acquisition(locked.template(), lease != null, System.nanoTime() - start);
+        if (lease == null) {
+            return null;
+        }
+        HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
+        held.watch();
+        return held;
+    }
+
+    private static RedlockLease acquire(Redlock lock, LockedMethod locked, String key) {
+        boolean skip = locked.onFailure() == OnFailure.SKIP;
+        return switch (locked.mode()) {
+            case EXCLUSIVE -> skip ? lock.tryAcquire(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquire(key, locked.ttl(), locked.waitTime());
+            case READ -> skip ? lock.tryAcquireRead(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquireRead(key, locked.ttl(), locked.waitTime());
+            case WRITE -> skip ? lock.tryAcquireWrite(key, locked.ttl(), locked.waitTime()).orElse(null)
+                    : lock.acquireWrite(key, locked.ttl(), locked.waitTime());
+        };
+    }
+
+}
