@@ -13,11 +13,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timer;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
 
 /**
@@ -34,31 +30,24 @@ final class NodeConnections {
 
     private final ClientResources resources;
 
-    private final HashedWheelTimer ownTimer;
+    /** The resources this class created (and closes), or null when the application gave them. */
+    private final RedlockClientResources ownResources;
 
     private final RedisClient ownClient;
 
     private final NodeConnector connector;
 
-    private NodeConnections(ClientResources resources, HashedWheelTimer ownTimer, RedisClient ownClient,
+    private NodeConnections(ClientResources resources, RedlockClientResources ownResources, RedisClient ownClient,
             NodeConnector connector) {
         this.resources = resources;
-        this.ownTimer = ownTimer;
+        this.ownResources = ownResources;
         this.ownClient = ownClient;
         this.connector = connector;
     }
 
     static NodeConnections create(ClientResources shared, NodeConnector connector, Duration nodeTimeout) {
-        HashedWheelTimer timer = null;
-        ClientResources resources = shared;
-        if (resources == null) {
-            // Lettuce's default timer ticks every 100 ms, too coarse for node timeouts of tens of ms.
-            timer = new HashedWheelTimer(new DefaultThreadFactory("redlock-timer", true), 10, TimeUnit.MILLISECONDS);
-            resources = DefaultClientResources.builder()
-                    .timer(timer)
-                    .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
-                    .build();
-        }
+        RedlockClientResources created = (shared == null) ? RedlockClientResources.create() : null;
+        ClientResources resources = (created != null) ? created.resources() : shared;
         RedisClient client = null;
         if (connector == null) {
             client = RedisClient.create(resources);
@@ -66,7 +55,7 @@ final class NodeConnections {
             RedisClient own = client;
             connector = (uri) -> own.connectAsync(ByteArrayCodec.INSTANCE, uri);
         }
-        return new NodeConnections(resources, timer, client, connector);
+        return new NodeConnections(resources, created, client, connector);
     }
 
     NodeConnector connector() {
@@ -119,10 +108,8 @@ final class NodeConnections {
             if (this.ownClient != null) {
                 this.ownClient.shutdown(Duration.ZERO, CLOSE_TIMEOUT);
             }
-            if (this.ownTimer != null) {
-                this.resources.shutdown(0, CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(CLOSE_TIMEOUT.toMillis(),
-                        TimeUnit.MILLISECONDS);
-                this.ownTimer.stop();
+            if (this.ownResources != null) {
+                this.ownResources.close();
             }
         }
         catch (Exception ex) {

@@ -6,6 +6,7 @@ import io.github.redlock.aop.RedlockedAspect;
 import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
+import io.github.redlock.core.RedlockClientResources;
 import io.github.redlock.core.RedlockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -46,10 +47,16 @@ public final class RedlockAutoConfiguration {
         return new PropertiesRedlockConnectionDetails(properties);
     }
 
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    RedlockClientResources redlockClientResources(ObjectProvider<RedlockClientResourcesBuilderCustomizer> customizers) {
+        return RedlockClientResources.create((builder) -> customizers.orderedStream().forEach((customizer) -> customizer.customize(builder)));
+    }
+
     @Bean
     @ConditionalOnMissingBean
-    RedlockConnectionFactories redlockConnectionFactories(RedlockProperties properties) {
-        return new RedlockConnectionFactories(properties.getNodeTimeout());
+    RedlockConnectionFactories redlockConnectionFactories(RedlockProperties properties, RedlockClientResources resources) {
+        return new RedlockConnectionFactories(properties.getNodeTimeout(), resources.resources());
     }
 
     @Bean(destroyMethod = "close")

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redlock.core.NodeConnector;
@@ -14,10 +13,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.concurrent.DefaultThreadFactory;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConfiguration;
@@ -29,7 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The starter's connections: one Spring Data Redis {@link LettuceConnectionFactory} per node, all sharing one
- * set of Lettuce resources, with client options that reject commands while disconnected and a command
+ * set of Lettuce resources (given, and closed by their owner, not here), with client options that reject commands while disconnected and a command
  * timeout of the node timeout. The factories are held here, not registered as {@code RedisConnectionFactory}
  * beans, so that an application's own {@code spring.data.redis} connection keeps working beside them.
  * Each factory is created when the lock first connects to its node; the lock talks to the node through the
@@ -39,8 +34,6 @@ public final class RedlockConnectionFactories implements DisposableBean {
 
     private final Duration nodeTimeout;
 
-    private final HashedWheelTimer timer;
-
     private final ClientResources resources;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -48,17 +41,14 @@ public final class RedlockConnectionFactories implements DisposableBean {
     private final Map<String, LettuceConnectionFactory> factories = new LinkedHashMap<>();
 
     /**
-     * Creates the factories' shared resources; factories themselves are created as nodes are first connected.
+     * Creates the holder; factories themselves are created as nodes are first connected.
      * @param nodeTimeout the command timeout of every node's connection
+     * @param resources the Lettuce resources every node's client shares, e.g. a
+     * {@link io.github.redlock.core.RedlockClientResources}'s
      */
-    public RedlockConnectionFactories(Duration nodeTimeout) {
+    public RedlockConnectionFactories(Duration nodeTimeout, ClientResources resources) {
         this.nodeTimeout = nodeTimeout;
-        // Lettuce's default timer ticks every 100 ms, too coarse for node timeouts of tens of ms.
-        this.timer = new HashedWheelTimer(new DefaultThreadFactory("redlock-timer", true), 10, TimeUnit.MILLISECONDS);
-        this.resources = DefaultClientResources.builder()
-                .timer(this.timer)
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
-                .build();
+        this.resources = resources;
     }
 
     /**
@@ -154,7 +144,7 @@ public final class RedlockConnectionFactories implements DisposableBean {
     }
 
     /**
-     * Destroys every factory and the shared resources. Runs after the lock was closed.
+     * Destroys every factory; the shared resources are their owner's to close. Runs after the lock was closed.
      */
     @Override
     public void destroy() {
@@ -166,8 +156,6 @@ public final class RedlockConnectionFactories implements DisposableBean {
                 // Keep closing the others.
             }
         }
-        this.resources.shutdown(0, 2, TimeUnit.SECONDS);
-        this.timer.stop();
     }
 
 }

@@ -11,6 +11,7 @@ import com.jayway.jsonpath.JsonPath;
 import io.github.redlock.aop.RedlockConfigurationException;
 import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockClientResources;
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.Test;
@@ -84,6 +85,30 @@ class RedlockAutoConfigurationTests {
         this.runner.withPropertyValues(nodes(redis.uris()))
                 .withBean("myRedlock", Redlock.class, () -> Redlock.builder().nodes(redis.uris()).keyPrefix("mine:").build())
                 .run((context) -> assertThat(context).hasSingleBean(Redlock.class).hasBean("myRedlock"));
+    }
+
+    @Test
+    void customizersShapeTheSharedLettuceResources() {
+        this.runner.withPropertyValues(nodes(redis.uris()))
+                .withBean(RedlockClientResourcesBuilderCustomizer.class, () -> (builder) -> builder.computationThreadPoolSize(3))
+                .run((context) -> {
+                    assertThat(context.getBean(RedlockClientResources.class).resources().computationThreadPoolSize()).isEqualTo(3);
+                    assertThat(context.getBean(Redlock.class).tryAcquire("k", Duration.ofSeconds(5))).hasValueSatisfying(RedlockLease::release);
+                });
+    }
+
+    @Test
+    void theApplicationsOwnLettuceResourcesReplaceTheStarters() {
+        RedlockClientResources own = RedlockClientResources.create((builder) -> builder.ioThreadPoolSize(2));
+        try {
+            this.runner.withPropertyValues(nodes(redis.uris())).withBean(RedlockClientResources.class, () -> own).run((context) -> {
+                assertThat(context).getBean(RedlockClientResources.class).isSameAs(own);
+                assertThat(context.getBean(Redlock.class).tryAcquire("k", Duration.ofSeconds(5))).hasValueSatisfying(RedlockLease::release);
+            });
+        }
+        finally {
+            own.close();
+        }
     }
 
     @Test
