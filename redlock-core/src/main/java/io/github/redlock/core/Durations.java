@@ -14,10 +14,15 @@ final class Durations {
     private Durations() {
     }
 
-    /** A lease's time to live in whole ms, at least 1. */
-    static long ttlMillis(Duration ttl) {
+    /** A lease's time to live in whole ms: at least 1, at most {@code maxTtlMillis}. */
+    static long ttlMillis(Duration ttl, long maxTtlMillis) {
         if (ttl == null || ttl.isNegative() || ttl.toMillis() < 1) {
             throw new RedlockArgumentException("ttl", "ttl must be at least 1 ms, was " + ttl);
+        }
+        if (ttl.toMillis() > maxTtlMillis) {
+            throw new RedlockArgumentException("ttl", "ttl must be at most the maxTtl of " + Duration.ofMillis(maxTtlMillis)
+                    + " (Redlock.builder().maxTtl(…), redlock.max-ttl), was " + ttl + "; for longer work, extend the lease "
+                    + "(autoExtend) instead");
         }
         return ttl.toMillis();
     }

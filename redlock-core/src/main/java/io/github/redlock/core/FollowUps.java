@@ -18,9 +18,12 @@ final class FollowUps implements LeaseOperations {
 
     private final HeldLeases held;
 
-    FollowUps(NodeSet nodes, HeldLeases held) {
+    private final long maxTtlMillis;
+
+    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis) {
         this.nodes = nodes;
         this.held = held;
+        this.maxTtlMillis = maxTtlMillis;
     }
 
     /**
@@ -75,6 +78,11 @@ final class FollowUps implements LeaseOperations {
     @Override
     public Timeout schedule(TimerTask task, long delayNanos) {
         return this.nodes.schedule(task, delayNanos);
+    }
+
+    @Override
+    public long maxTtlMillis() {
+        return this.maxTtlMillis;
     }
 
     @Override

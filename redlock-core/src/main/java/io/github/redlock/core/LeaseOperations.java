@@ -27,6 +27,9 @@ interface LeaseOperations {
     /** Runs a task on the lock's shared timer (coarse: about 10 ms). */
     Timeout schedule(TimerTask task, long delayNanos);
 
+    /** The longest time to live a lease may ask for, in ms. */
+    long maxTtlMillis();
+
     /** How long a blocking caller waits for one quorum call at most. */
     long callBoundNanos();
 

@@ -27,10 +27,10 @@ final class LockEngine {
     /** How long a refused reader or writer stays queued without trying again, in ms. */
     private final byte[] queueMillis;
 
-    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget) {
+    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis) {
         this.nodes = nodes;
         this.held = new HeldLeases();
-        this.followUps = new FollowUps(nodes, this.held);
+        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis);
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
@@ -44,6 +44,10 @@ final class LockEngine {
 
     long callBoundNanos() {
         return this.nodes.callBoundNanos();
+    }
+
+    long maxTtlMillis() {
+        return this.followUps.maxTtlMillis();
     }
 
     /** The leases not released yet (they may have expired). */

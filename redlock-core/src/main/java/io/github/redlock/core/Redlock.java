@@ -61,7 +61,7 @@ public final class Redlock implements AutoCloseable {
     /**
      * Makes one attempt to acquire the lock, without waiting.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
      * @return the lease, or empty if the lock is held elsewhere or no quorum of nodes answered in time
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
@@ -72,7 +72,7 @@ public final class Redlock implements AutoCloseable {
     /**
      * Attempts to acquire the lock, retrying after jittered delays until {@code waitTime} has passed.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the lease, or empty if it could not be acquired within the wait time (or the thread was
      * interrupted, whose interrupt flag is then set; a lease acquired at the very moment of the interrupt is
@@ -86,7 +86,7 @@ public final class Redlock implements AutoCloseable {
     /**
      * Acquires the lock, retrying after jittered delays until {@code waitTime} has passed.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the lease
      * @throws RedlockAcquisitionException if it was not acquired within the wait time; its message names the
@@ -103,7 +103,7 @@ public final class Redlock implements AutoCloseable {
      * key is separate from its exclusive lock, and serves waiting readers and writers in the order they
      * arrived (see {@link #tryAcquireWrite(String, Duration, Duration)}).
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
      * @return the reader's lease, or empty if a writer holds or waits for the lock, or no quorum answered
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
@@ -115,7 +115,7 @@ public final class Redlock implements AutoCloseable {
      * Attempts to acquire the read lock of {@code key}, retrying after jittered delays until {@code waitTime}
      * has passed; see {@link #tryAcquireRead(String, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the reader's lease, or empty if it could not be acquired within the wait time
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
@@ -128,7 +128,7 @@ public final class Redlock implements AutoCloseable {
      * Attempts to acquire the read lock of {@code key} without blocking the caller; see
      * {@link #tryAcquireAsync(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return a future of the reader's lease, or of empty if it could not be acquired within the wait time
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
@@ -140,7 +140,7 @@ public final class Redlock implements AutoCloseable {
     /**
      * Acquires the read lock of {@code key}, retrying until {@code waitTime} has passed, or throws.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms
+     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the reader's lease
      * @throws RedlockAcquisitionException if it was not acquired within the wait time
@@ -154,7 +154,7 @@ public final class Redlock implements AutoCloseable {
      * Makes one attempt to acquire the write lock of {@code key}, without waiting. It excludes readers and
      * other writers of the key. See {@link #tryAcquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
      * @return the writer's lease, or empty if readers or a writer hold the lock, or no quorum answered
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
@@ -171,7 +171,7 @@ public final class Redlock implements AutoCloseable {
      * contains), then {@code writer}, {@code readers}, {@code queued-writers}, {@code queued-readers} or
      * {@code queue-expiry}. So it does not exclude, and is not excluded by, any exclusive lock, whatever its key.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the writer's lease, or empty if it could not be acquired within the wait time
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
@@ -184,7 +184,7 @@ public final class Redlock implements AutoCloseable {
      * Attempts to acquire the write lock of {@code key} without blocking the caller; see
      * {@link #tryAcquireAsync(String, Duration, Duration)} and {@link #tryAcquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return a future of the writer's lease, or of empty if it could not be acquired within the wait time
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
@@ -197,7 +197,7 @@ public final class Redlock implements AutoCloseable {
      * Acquires the write lock of {@code key}, retrying until {@code waitTime} has passed, or throws; see
      * {@link #tryAcquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the writer's lease
      * @throws RedlockAcquisitionException if it was not acquired within the wait time
@@ -229,7 +229,7 @@ public final class Redlock implements AutoCloseable {
      * Attempts to acquire the lock without blocking the caller, retrying until {@code waitTime} has passed.
      * Cancelling the future stops the attempts, and a lease acquired meanwhile is released.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms
+     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return a future of the lease, or of empty if it could not be acquired within the wait time
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
@@ -319,7 +319,7 @@ public final class Redlock implements AutoCloseable {
 
     private CompletableFuture<LockEngine.Attempt> start(LockType type, String key, Duration ttl, Duration waitTime) {
         checkKey(key);
-        long ttlMillis = Durations.ttlMillis(ttl);
+        long ttlMillis = Durations.ttlMillis(ttl, this.engine.maxTtlMillis());
         long waitNanos = Durations.waitNanos(waitTime);
         if (this.closed) {
             throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
@@ -349,6 +349,8 @@ public final class Redlock implements AutoCloseable {
         private String keyPrefix = "redlock:";
 
         private double acquisitionBudget = 1.0;
+
+        private Duration maxTtl = Duration.ofSeconds(60);
 
         private ClientResources clientResources;
 
@@ -436,6 +438,19 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Sets the longest time to live that any acquisition or extension may ask for; a larger one is refused
+         * with an {@link IllegalArgumentException} naming {@code ttl}. Work longer than that extends its lease
+         * ({@link RedlockLease#autoExtend(Duration)}). It bounds how long a node that lost its keys in a restart
+         * must wait before it may vote again. Default 60 s.
+         * @param maxTtl the longest ttl, at least 1 ms
+         * @return this builder
+         */
+        public Builder maxTtl(Duration maxTtl) {
+            this.maxTtl = maxTtl;
+            return this;
+        }
+
+        /**
          * Shares Lettuce resources (event loops, timer) with the application instead of creating them;
          * the {@code Redlock} then does not shut them down. Their timer's tick bounds how precisely node
          * timeouts fire (Lettuce's default ticks every 100 ms; the resources a {@code Redlock} creates
@@ -486,7 +501,7 @@ public final class Redlock implements AutoCloseable {
             connections.connectAll(clients, this.nodeTimeout);
             NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.observer);
-            LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget);
+            LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis());
             return new Redlock(engine, clients, this.keyPrefix, connections);
         }
 
@@ -501,6 +516,9 @@ public final class Redlock implements AutoCloseable {
             }
             if (this.retryDelay == null || this.retryDelay.isNegative() || this.retryDelay.isZero()) {
                 throw new RedlockArgumentException("retryDelay", "retryDelay must be positive (e.g. 100ms), was " + this.retryDelay);
+            }
+            if (this.maxTtl == null || this.maxTtl.isNegative() || this.maxTtl.toMillis() < 1) {
+                throw new RedlockArgumentException("maxTtl", "maxTtl must be at least 1 ms (e.g. 60s), was " + this.maxTtl);
             }
             if (this.keyPrefix == null) {
                 throw new RedlockArgumentException("keyPrefix", "keyPrefix must not be null; use \"\" for no prefix");

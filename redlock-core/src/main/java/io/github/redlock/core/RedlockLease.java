@@ -141,10 +141,10 @@ public final class RedlockLease implements AutoCloseable {
      * nodes answer that the key is no longer this lease's that no quorum ever can again, the lease is lost.
      * @param ttl the time to live to ask for, at least 1 ms
      * @return {@code true} if the lease was extended; {@code false} if it was released, lost or no quorum answered
-     * @throws IllegalArgumentException if {@code ttl} is null or below 1 ms
+     * @throws IllegalArgumentException if {@code ttl} is null, below 1 ms or above the lock's {@code maxTtl}
      */
     public boolean extend(Duration ttl) {
-        long ttlMillis = Durations.ttlMillis(ttl);
+        long ttlMillis = Durations.ttlMillis(ttl, this.operations.maxTtlMillis());
         if (released() || this.lostBecause != null) {
             return false;
         }

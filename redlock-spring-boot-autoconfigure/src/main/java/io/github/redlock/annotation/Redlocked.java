@@ -15,7 +15,7 @@ import java.lang.annotation.Target;
  * public Receipt pay(Order order) { … }
  *
  * @Scheduled(cron = "0 0 2 * * *")
- * @Redlocked(key = "nightly-settlement", ttl = "30m", onFailure = OnFailure.SKIP)
+ * @Redlocked(key = "nightly-settlement", ttl = "30s", autoExtend = true, maxHold = "1h", onFailure = OnFailure.SKIP)
  * public void settle() { … }
  * }</pre>
  *

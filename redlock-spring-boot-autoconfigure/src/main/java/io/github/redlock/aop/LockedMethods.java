@@ -28,18 +28,11 @@ final class LockedMethods {
 
     private final Environment environment;
 
-    private final Supplier<Duration> defaultTtl;
+    private final Supplier<RedlockedDefaults> defaults;
 
-    private final Supplier<Duration> defaultWaitTime;
-
-    private final Supplier<Duration> defaultMaxHold;
-
-    LockedMethods(Environment environment, Supplier<Duration> defaultTtl, Supplier<Duration> defaultWaitTime,
-            Supplier<Duration> defaultMaxHold) {
+    LockedMethods(Environment environment, Supplier<RedlockedDefaults> defaults) {
         this.environment = environment;
-        this.defaultTtl = defaultTtl;
-        this.defaultWaitTime = defaultWaitTime;
-        this.defaultMaxHold = defaultMaxHold;
+        this.defaults = defaults;
     }
 
     LockedMethod get(Method method, Class<?> targetClass) {
@@ -57,12 +50,18 @@ final class LockedMethods {
             throw new IllegalStateException(description + " is not annotated with @Redlocked");
         }
         KeyTemplate key = parseKey(annotation.key(), description, targetClass.getClassLoader());
-        Duration ttl = duration(annotation.ttl(), "ttl", this.defaultTtl, description);
+        RedlockedDefaults defaults = this.defaults.get();
+        Duration ttl = duration(annotation.ttl(), "ttl", defaults::ttl, description);
         if (ttl.isNegative() || ttl.toMillis() < 1) {
             throw new RedlockConfigurationException("@Redlocked ttl of " + description + " is " + ttl + ", below 1 ms.",
                     "Give " + description + " a positive ttl, e.g. @Redlocked(ttl = \"30s\"), or set redlock.default-ttl.", null);
         }
-        Duration waitTime = duration(annotation.waitTime(), "waitTime", this.defaultWaitTime, description);
+        if (ttl.compareTo(defaults.maxTtl()) > 0) {
+            throw new RedlockConfigurationException("@Redlocked ttl of " + description + " is " + ttl + ", above redlock.max-ttl ("
+                    + defaults.maxTtl() + ").", "Give " + description + " a shorter ttl with autoExtend = true and a maxHold for "
+                            + "long work, or raise redlock.max-ttl (a node that restarted then waits that long before it votes).", null);
+        }
+        Duration waitTime = duration(annotation.waitTime(), "waitTime", defaults::waitTime, description);
         if (waitTime.isNegative()) {
             throw new RedlockConfigurationException("@Redlocked waitTime of " + description + " is negative (" + waitTime + ").",
                     "Use 0s for a single attempt, or a positive wait time such as \"2s\".", null);
@@ -76,7 +75,7 @@ final class LockedMethods {
         }
         Duration maxHold = null;
         if (annotation.autoExtend()) {
-            maxHold = duration(annotation.maxHold(), "maxHold", this.defaultMaxHold, description);
+            maxHold = duration(annotation.maxHold(), "maxHold", defaults::maxHold, description);
             if (maxHold.isNegative() || maxHold.isZero()) {
                 throw new RedlockConfigurationException("@Redlocked maxHold of " + description + " is " + maxHold
                         + ", not positive.", "Give " + description + " a positive maxHold, e.g. @Redlocked(autoExtend = true, "

@@ -1,7 +1,6 @@
 package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -62,14 +61,12 @@ public class RedlockedAspect implements Ordered {
      * Creates the aspect; the auto-configuration does, with the {@code redlock.*} defaults.
      * @param beanFactory resolves {@code @bean} references in keys and the {@link Redlock}
      * @param environment resolves {@code ${…}} placeholders
-     * @param defaultTtl the ttl of annotations that set none
-     * @param defaultWaitTime the wait time of annotations that set none
-     * @param defaultMaxHold the maximum hold of auto-extended annotations that set none
+     * @param defaults what methods get for settings they leave empty, and the ttl limit; asked for when each
+     * method is first resolved
      */
-    public RedlockedAspect(BeanFactory beanFactory, Environment environment, Supplier<Duration> defaultTtl,
-            Supplier<Duration> defaultWaitTime, Supplier<Duration> defaultMaxHold) {
+    public RedlockedAspect(BeanFactory beanFactory, Environment environment, Supplier<RedlockedDefaults> defaults) {
         this.keys = new KeyEvaluator(beanFactory);
-        this.methods = new LockedMethods(environment, defaultTtl, defaultWaitTime, defaultMaxHold);
+        this.methods = new LockedMethods(environment, defaults);
         this.locks = new LockTaker(beanFactory.getBeanProvider(Redlock.class),
                 new GuardedObservers(beanFactory.getBeanProvider(RedlockedObserver.class)));
     }

@@ -3,6 +3,7 @@ package io.github.redlock.autoconfigure;
 import java.util.List;
 
 import io.github.redlock.aop.RedlockedAspect;
+import io.github.redlock.aop.RedlockedDefaults;
 import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
@@ -72,6 +73,7 @@ public final class RedlockAutoConfiguration {
                     .retryDelay(properties.getRetryDelay())
                     .keyPrefix(properties.getKeyPrefix())
                     .acquisitionBudget(properties.getAcquisitionBudget())
+                    .maxTtl(properties.getMaxTtl())
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
                     .observer(observer.getIfUnique())
@@ -88,10 +90,11 @@ public final class RedlockAutoConfiguration {
     @ConditionalOnMissingBean
     static RedlockedAspect redlockedAspect(BeanFactory beanFactory, Environment environment) {
         // Static, with the properties looked up lazily, so that creating it early initialises nothing else.
-        RedlockedAspect aspect = new RedlockedAspect(beanFactory, environment,
-                () -> beanFactory.getBean(RedlockProperties.class).getDefaultTtl(),
-                () -> beanFactory.getBean(RedlockProperties.class).getDefaultWaitTime(),
-                () -> beanFactory.getBean(RedlockProperties.class).getDefaultMaxHold());
+        RedlockedAspect aspect = new RedlockedAspect(beanFactory, environment, () -> {
+            RedlockProperties properties = beanFactory.getBean(RedlockProperties.class);
+            return new RedlockedDefaults(properties.getDefaultTtl(), properties.getDefaultWaitTime(), properties.getDefaultMaxHold(),
+                    properties.getMaxTtl());
+        });
         // Bound from the environment: the order is asked for while beans are proxied, which may be before the
         // RedlockProperties bean is bound. A value that is not a number fails here, naming the property.
         aspect.setOrder(Binder.get(environment).bind("redlock.aspect-order", Integer.class)

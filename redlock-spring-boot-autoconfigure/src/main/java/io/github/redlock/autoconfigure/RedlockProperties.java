@@ -40,6 +40,11 @@ public class RedlockProperties {
     private Duration defaultMaxHold = Duration.ofMinutes(10);
 
     /**
+     * Longest time to live a lock or an extension may ask for; longer work uses autoExtend. A node that restarted without its keys waits this long before it votes again.
+     */
+    private Duration maxTtl = Duration.ofSeconds(60);
+
+    /**
      * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
      */
     private Duration nodeTimeout = Duration.ofMillis(50);
@@ -107,6 +112,14 @@ public class RedlockProperties {
 
     public void setDefaultMaxHold(Duration defaultMaxHold) {
         this.defaultMaxHold = defaultMaxHold;
+    }
+
+    public Duration getMaxTtl() {
+        return this.maxTtl;
+    }
+
+    public void setMaxTtl(Duration maxTtl) {
+        this.maxTtl = maxTtl;
     }
 
     public Duration getNodeTimeout() {

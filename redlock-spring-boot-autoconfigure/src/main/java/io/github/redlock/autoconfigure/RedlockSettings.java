@@ -43,6 +43,7 @@ final class RedlockSettings {
             case "retryDelay" -> properties.getRetryDelay();
             case "keyPrefix" -> properties.getKeyPrefix();
             case "acquisitionBudget" -> properties.getAcquisitionBudget();
+            case "maxTtl" -> properties.getMaxTtl();
             default -> null;
         };
         String reason = ex.getMessage();

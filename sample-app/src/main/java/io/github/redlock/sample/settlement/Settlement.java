@@ -26,7 +26,7 @@ public class Settlement {
      * Settles the day, unless another instance is settling it.
      * @return the report, or empty when another instance holds the settlement
      */
-    @Redlocked(key = "nightly-settlement", ttl = "5m", onFailure = OnFailure.SKIP)
+    @Redlocked(key = "nightly-settlement", ttl = "30s", autoExtend = true, maxHold = "30m", onFailure = OnFailure.SKIP)
     public Optional<Report> settle() {
         int run = this.runs.incrementAndGet();
         logger.info("Settling the day (run " + run + " on this instance)");
