@@ -29,6 +29,12 @@ final class LuaScript {
 
     static final LuaScript EXTEND_READ = load("extend-read.lua");
 
+    /** Records the server process a client saw on a node (called seldom: by body, not loaded). */
+    static final LuaScript NODE_RECORD = load("node-record.lua");
+
+    /** Reads the server processes clients saw on a node (called seldom: by body, not loaded). */
+    static final LuaScript NODE_RECORDS = load("node-records.lua");
+
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
             EXTEND_READ);

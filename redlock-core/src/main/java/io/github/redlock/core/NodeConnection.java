@@ -35,6 +35,9 @@ final class NodeConnection implements RedisConnectionStateListener {
     /** Run each time the scripts are loaded on a (re)connection. */
     private final Runnable onReady;
 
+    /** Run each time the connection drops. */
+    private final Runnable onDown;
+
     private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
     private volatile StatefulRedisConnection<byte[], byte[]> connection;
@@ -56,11 +59,12 @@ final class NodeConnection implements RedisConnectionStateListener {
 
     private int failedConnects; // touched only by the connect callbacks, one at a time
 
-    NodeConnection(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler, Runnable onReady) {
+    NodeConnection(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
         this.connector = connector;
         this.uri = uri;
         this.scheduler = scheduler;
         this.onReady = onReady;
+        this.onDown = onDown;
     }
 
     /** The commands of the current connection, or null before the first one succeeded (and after close). */
@@ -157,6 +161,7 @@ final class NodeConnection implements RedisConnectionStateListener {
     public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
         if (handler == this.connection) {
             this.scriptsLoaded = false;
+            this.onDown.run();
         }
     }
 

@@ -41,6 +41,11 @@ record NodeReply(Outcome outcome, String reason, long heldMillis) {
         return new NodeReply(Outcome.REJECTED, "rejected: " + why);
     }
 
+    /** The reply of a node that may not vote now (quarantined, or not checked since it connected), with why. */
+    static NodeReply notVoting(String why) {
+        return new NodeReply(Outcome.REJECTED, "not voting: " + why);
+    }
+
     /** The reply of a node still silent when the node timeout passed. */
     static NodeReply timedOut(long nodeTimeoutNanos) {
         return new NodeReply(Outcome.TIMEOUT, "timed out after " + TimeUnit.NANOSECONDS.toMillis(nodeTimeoutNanos) + " ms");

@@ -43,10 +43,19 @@ final class RedisNodeClient {
     /** Releases and clean-ups that could not be sent, to send once the node is back. */
     private final OwedReleases owed;
 
+    /** Checks the node before it votes, after each (re)connection; until then it does not vote. */
+    private volatile Runnable check = () -> { };
+
+    /** Whether the node may vote, and from when: set by the check after each (re)connection. */
+    private volatile Vote vote = Vote.UNCHECKED;
+
+    /** The {@code run_id} this client last saw the node answer with, or null. */
+    private volatile String runId;
+
     RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
         this.name = nameOf(uri);
         this.scheduler = scheduler;
-        this.link = new NodeConnection(connector, uri, scheduler, this::resendOwed);
+        this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
         this.owed = new OwedReleases(this.name);
         this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
     }
@@ -64,6 +73,76 @@ final class RedisNodeClient {
     /** Whether the node's connection is up now. */
     boolean isConnected() {
         return this.link.isConnected();
+    }
+
+    /** Sets what checks the node after each (re)connection; it must end in {@link #voteFrom}. */
+    void checkWith(Runnable check) {
+        this.check = check;
+    }
+
+    /**
+     * Lets the node vote from {@code fromNanos} ({@link System#nanoTime()}); before that its acquisitions are
+     * refused without sending, for {@code reason}.
+     */
+    void voteFrom(long fromNanos, String reason) {
+        this.vote = new Vote(true, fromNanos, reason);
+    }
+
+    /** Whether the node may vote now: connected, checked since, and out of quarantine. */
+    boolean mayVote() {
+        Vote current = this.vote;
+        return current.checked() && current.fromNanos() - System.nanoTime() <= 0;
+    }
+
+    /** Until when ({@code nanoTime}) the node waits before it votes, and why; null while unchecked. */
+    Vote vote() {
+        return this.vote;
+    }
+
+    String runId() {
+        return this.runId;
+    }
+
+    void runId(String runId) {
+        this.runId = runId;
+    }
+
+    /** The connection works again: send what is owed, and check the node before it votes. */
+    private void ready() {
+        resendOwed();
+        this.check.run();
+    }
+
+    /** The connection dropped: the node may come back as another server process, unchecked. */
+    private void down() {
+        this.vote = Vote.UNCHECKED;
+    }
+
+    /**
+     * Reads what the node says of itself: {@code INFO server} and {@code INFO replication}, and whether it logs
+     * every write before answering ({@code CONFIG GET}; false where {@code CONFIG} is disabled).
+     */
+    CompletableFuture<ServerInfo> serverInfo() {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        CompletableFuture<String> server = async.info("server").toCompletableFuture();
+        CompletableFuture<String> replication = async.info("replication").toCompletableFuture();
+        CompletableFuture<Boolean> durable = async.configGet("appendonly", "appendfsync").toCompletableFuture()
+                .thenApply((config) -> "yes".equals(config.get("appendonly")) && "always".equals(config.get("appendfsync")))
+                .exceptionally((failure) -> false);
+        return server.thenCombine(replication, (a, b) -> a + "\n" + b)
+                .thenCombine(durable, ServerInfo::parse);
+    }
+
+    /** Runs a script that is called seldom, by its body, and returns its reply. */
+    CompletableFuture<Object> call(LuaScript script, byte[][] keys, byte[]... args) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
     }
 
     /** The current connection, or null before the first one succeeded. */
@@ -88,7 +167,7 @@ final class RedisNodeClient {
             call.record(index, this.link.notConnected());
             return;
         }
-        if (refusedAsUnresponsive(call, index)) {
+        if (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index)) {
             return;
         }
         this.awaitingReply.incrementAndGet();
@@ -104,7 +183,7 @@ final class RedisNodeClient {
      * without sending, like a SET, while too many replies are pending.
      */
     void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        if (this.link.commands() != null && refusedAsUnresponsive(call, index)) {
+        if (this.link.commands() != null && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
             return;
         }
         eval(script, keys, args, call, index);
@@ -137,6 +216,25 @@ final class RedisNodeClient {
             }
             call.record(index, result);
         });
+    }
+
+    /**
+     * Refuses an acquisition without sending it while the node may not vote (unchecked since it connected, or
+     * quarantined): nothing sent, so no clean-up owed.
+     */
+    private boolean refusedAsNotVoting(QuorumCall call, int index) {
+        if (mayVote()) {
+            return false;
+        }
+        Vote current = this.vote;
+        if (!current.checked()) {
+            call.record(index, isConnected() ? NodeReply.notVoting("not checked yet since it connected")
+                    : NodeReply.notConnected("disconnected"));
+            return true;
+        }
+        call.record(index, NodeReply.notVoting(current.reason() + " (votes again in "
+                + Durations.millis(Math.max(0, current.fromNanos() - System.nanoTime())) + ")"));
+        return true;
     }
 
     /**
@@ -230,6 +328,18 @@ final class RedisNodeClient {
 
     private static Throwable unwrap(Throwable failure) {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+    }
+
+    /**
+     * Whether a node votes: unchecked after each (re)connection, then voting from a time (a quarantine ends).
+     * @param checked whether the node was checked since it connected
+     * @param fromNanos from when ({@link System#nanoTime()}) it votes
+     * @param reason why it waits, when it does
+     */
+    record Vote(boolean checked, long fromNanos, String reason) {
+
+        static final Vote UNCHECKED = new Vote(false, 0, "not checked yet since it connected");
+
     }
 
 }

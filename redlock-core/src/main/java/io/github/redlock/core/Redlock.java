@@ -41,13 +41,16 @@ public final class Redlock implements AutoCloseable {
 
     private final NodeConnections connections;
 
+    private final RestartGuard restartGuard;
+
     private volatile boolean closed;
 
-    Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections) {
+    Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard) {
         this.engine = engine;
         this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.connections = connections;
+        this.restartGuard = restartGuard;
     }
 
     /**
@@ -280,6 +283,33 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
+     * Returns what each node is to the lock now: {@code UP} (voting), {@code DOWN} (not connected, or not yet
+     * checked since it connected) or {@code QUARANTINED} (restarted recently: see {@link RestartQuarantine}),
+     * with how much longer a quarantine lasts and why.
+     * @return the nodes in configuration order, by {@code host:port}
+     */
+    public Map<String, NodeStatus> nodeStatuses() {
+        Map<String, NodeStatus> statuses = new LinkedHashMap<>();
+        long now = System.nanoTime();
+        for (RedisNodeClient node : this.nodes) {
+            RedisNodeClient.Vote vote = node.vote();
+            NodeStatus status;
+            if (!node.isConnected() || !vote.checked()) {
+                status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO,
+                        node.isConnected() ? vote.reason() : "not connected");
+            }
+            else if (vote.fromNanos() - now > 0) {
+                status = new NodeStatus(NodeStatus.State.QUARANTINED, Duration.ofNanos(vote.fromNanos() - now), vote.reason());
+            }
+            else {
+                status = new NodeStatus(NodeStatus.State.UP, Duration.ZERO, "");
+            }
+            statuses.put(node.name(), status);
+        }
+        return statuses;
+    }
+
+    /**
      * Returns how many nodes must agree for a lock to be held: {@code N/2 + 1}.
      * @return the quorum
      */
@@ -300,6 +330,7 @@ public final class Redlock implements AutoCloseable {
         }
         this.closed = true;
         this.engine.close();
+        this.restartGuard.close();
         this.connections.close(this.nodes);
     }
 
@@ -351,6 +382,8 @@ public final class Redlock implements AutoCloseable {
         private double acquisitionBudget = 1.0;
 
         private Duration maxTtl = Duration.ofSeconds(60);
+
+        private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
 
         private ClientResources clientResources;
 
@@ -451,6 +484,18 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Sets when a node that restarted may vote again; see {@link RestartQuarantine}. Default
+         * {@link RestartQuarantine#AUTO}: a node that restarted while in use waits {@code maxTtl} (plus drift and a
+         * second) after its start; fresh nodes and nodes with {@code appendfsync always} vote at once.
+         * @param restartQuarantine the rule
+         * @return this builder
+         */
+        public Builder restartQuarantine(RestartQuarantine restartQuarantine) {
+            this.restartQuarantine = restartQuarantine;
+            return this;
+        }
+
+        /**
          * Shares Lettuce resources (event loops, timer) with the application instead of creating them;
          * the {@code Redlock} then does not shut them down. Their timer's tick bounds how precisely node
          * timeouts fire (Lettuce's default ticks every 100 ms; the resources a {@code Redlock} creates
@@ -502,7 +547,10 @@ public final class Redlock implements AutoCloseable {
             NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.observer);
             LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis());
-            return new Redlock(engine, clients, this.keyPrefix, connections);
+            RestartGuard guard = new RestartGuard(clients, this.keyPrefix, this.restartQuarantine, this.maxTtl.toMillis(),
+                    nodeSet.drift(this.maxTtl.toNanos()), connections.scheduler());
+            guard.start(Math.max(this.nodeTimeout.toMillis(), 1000) + 1000); // reachable nodes are checked when build() returns
+            return new Redlock(engine, clients, this.keyPrefix, connections, guard);
         }
 
         private NodeConnections.Settings validate() {
@@ -519,6 +567,9 @@ public final class Redlock implements AutoCloseable {
             }
             if (this.maxTtl == null || this.maxTtl.isNegative() || this.maxTtl.toMillis() < 1) {
                 throw new RedlockArgumentException("maxTtl", "maxTtl must be at least 1 ms (e.g. 60s), was " + this.maxTtl);
+            }
+            if (this.restartQuarantine == null) {
+                throw new RedlockArgumentException("restartQuarantine", "restartQuarantine must be AUTO, ALWAYS or NEVER, was null");
             }
             if (this.keyPrefix == null) {
                 throw new RedlockArgumentException("keyPrefix", "keyPrefix must not be null; use \"\" for no prefix");

@@ -74,6 +74,7 @@ public final class RedlockAutoConfiguration {
                     .keyPrefix(properties.getKeyPrefix())
                     .acquisitionBudget(properties.getAcquisitionBudget())
                     .maxTtl(properties.getMaxTtl())
+                    .restartQuarantine(properties.getRestartQuarantine())
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
                     .observer(observer.getIfUnique())

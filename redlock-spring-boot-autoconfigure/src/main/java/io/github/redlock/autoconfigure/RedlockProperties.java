@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redlock.core.RestartQuarantine;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
@@ -43,6 +45,11 @@ public class RedlockProperties {
      * Longest time to live a lock or an extension may ask for; longer work uses autoExtend. A node that restarted without its keys waits this long before it votes again.
      */
     private Duration maxTtl = Duration.ofSeconds(60);
+
+    /**
+     * When a node that restarted may vote again: auto (a node that restarted while in use waits max-ttl after its start; fresh nodes and nodes with appendfsync always vote at once), always (every node up for less than max-ttl waits, first start included) or never.
+     */
+    private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
 
     /**
      * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
@@ -120,6 +127,14 @@ public class RedlockProperties {
 
     public void setMaxTtl(Duration maxTtl) {
         this.maxTtl = maxTtl;
+    }
+
+    public RestartQuarantine getRestartQuarantine() {
+        return this.restartQuarantine;
+    }
+
+    public void setRestartQuarantine(RestartQuarantine restartQuarantine) {
+        this.restartQuarantine = restartQuarantine;
     }
 
     public Duration getNodeTimeout() {

@@ -44,6 +44,7 @@ final class RedlockSettings {
             case "keyPrefix" -> properties.getKeyPrefix();
             case "acquisitionBudget" -> properties.getAcquisitionBudget();
             case "maxTtl" -> properties.getMaxTtl();
+            case "restartQuarantine" -> properties.getRestartQuarantine();
             default -> null;
         };
         String reason = ex.getMessage();

@@ -9,6 +9,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.connection.RedlockConnectionFactories;
+import io.github.redlock.core.NodeStatus;
+import io.github.redlock.core.Redlock;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -17,13 +19,16 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Health of the lock: UP while a quorum of nodes answers PING (each within the node timeout), DOWN
- * otherwise, with each node's state in the details. Nodes are pinged at once, so a frozen node costs one
- * timeout, not one per node.
+ * Health of the lock: UP while a quorum of nodes may vote (they answer PING, each within the node timeout,
+ * and are not quarantined after a restart), DOWN otherwise, with each node's state in the details: {@code UP},
+ * {@code DOWN: why}, or {@code QUARANTINED: why (votes again in …)}. Nodes are pinged at once, so a frozen node
+ * costs one timeout, not one per node.
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
     private final RedlockConnectionFactories connections;
+
+    private final Redlock redlock;
 
     private final int quorum;
 
@@ -32,12 +37,13 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
     /**
      * Creates the indicator.
      * @param connections the per-node connection factories
-     * @param quorum how many nodes must answer for the lock to work
+     * @param redlock the lock, which knows which nodes may vote and the quorum
      */
-    public RedlockHealthIndicator(RedlockConnectionFactories connections, int quorum) {
+    public RedlockHealthIndicator(RedlockConnectionFactories connections, Redlock redlock) {
         super("Redlock health check failed");
         this.connections = connections;
-        this.quorum = quorum;
+        this.redlock = redlock;
+        this.quorum = redlock.quorum();
         // Bounded: at most two pings per node at once; past that, the caller pings itself (still bounded by timeouts).
         int threads = Math.max(2, 2 * connections.factories().size());
         this.pings = new ThreadPoolExecutor(0, threads, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
@@ -52,8 +58,10 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
         Map<String, CompletableFuture<String>> pings = new LinkedHashMap<>();
         this.connections.factories().forEach((node, factory) -> pings.put(node,
                 CompletableFuture.supplyAsync(() -> ping(factory), this.pings)));
+        Map<String, NodeStatus> statuses = this.redlock.nodeStatuses();
         Map<String, String> nodes = new LinkedHashMap<>();
-        int up = 0;
+        int reachable = 0;
+        int voting = 0;
         for (Map.Entry<String, CompletableFuture<String>> ping : pings.entrySet()) {
             String state;
             try {
@@ -62,13 +70,20 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             catch (Exception ex) {
                 state = "DOWN: no answer";
             }
-            nodes.put(ping.getKey(), state);
+            NodeStatus status = statuses.get(ping.getKey());
             if (state.equals("UP")) {
-                up++;
+                reachable++;
+                if (status != null && status.state() == NodeStatus.State.QUARANTINED) {
+                    state = "QUARANTINED: " + status.reason() + " (votes again in " + status.quarantinedFor().toSeconds() + " s)";
+                }
+                else {
+                    voting++;
+                }
             }
+            nodes.put(ping.getKey(), state);
         }
-        ((up >= this.quorum) ? builder.up() : builder.down()).withDetail("quorum", this.quorum)
-                .withDetail("reachable", up).withDetail("nodes", nodes);
+        ((voting >= this.quorum) ? builder.up() : builder.down()).withDetail("quorum", this.quorum)
+                .withDetail("reachable", reachable).withDetail("voting", voting).withDetail("nodes", nodes);
     }
 
     private static String ping(LettuceConnectionFactory factory) {

@@ -5,6 +5,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.aop.RedlockedObserver;
+import io.github.redlock.core.NodeStatus;
+import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
@@ -76,6 +78,18 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
         this.lost.computeIfAbsent(lock, (name) -> Counter.builder("redlock.lost")
                 .description("Locks lost while their holder still worked: validity ran out, or an automatic extension failed").tag("lock", name)
                 .register(this.registry)).increment();
+    }
+
+    /**
+     * Counts the nodes of a lock that are quarantined now, for the {@code redlock.nodes.quarantined} gauge.
+     * @param redlock the lock, or null before it exists
+     * @return how many of its nodes do not vote yet after a restart
+     */
+    public static double quarantined(Redlock redlock) {
+        if (redlock == null) {
+            return 0;
+        }
+        return redlock.nodeStatuses().values().stream().filter((status) -> status.state() == NodeStatus.State.QUARANTINED).count();
     }
 
     private Timer timer(String name, String description, String... tags) {

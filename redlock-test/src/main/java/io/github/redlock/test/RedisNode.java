@@ -147,10 +147,20 @@ public final class RedisNode implements AutoCloseable {
      * Kills the node if it runs, then starts it again empty on the same port and waits until it answers.
      */
     public void restart() {
+        restart(new String[0]);
+    }
+
+    /**
+     * Kills the node if it runs, then starts it again empty on the same port with extra server options, which
+     * override the harness's own (e.g. {@code "--appendonly", "yes", "--appendfsync", "always"}), and waits until
+     * it answers. The options last until the next restart.
+     * @param serverOptions {@code redis-server} command-line options, each name and value an element
+     */
+    public void restart(String... serverOptions) {
         this.lock.lock();
         try {
             kill();
-            launch(this.port);
+            launch(this.port, serverOptions);
             awaitReady();
         }
         finally {
@@ -307,12 +317,14 @@ public final class RedisNode implements AutoCloseable {
         }
     }
 
-    private void launch(int requestedPort) {
+    private void launch(int requestedPort, String... serverOptions) {
         int chosen = (requestedPort != 0) ? requestedPort : freePort();
         Path binary = RedisServerBinary.get();
-        ProcessBuilder builder = new ProcessBuilder(List.of(binary.toString(), "--port", String.valueOf(chosen),
+        List<String> command = new java.util.ArrayList<>(List.of(binary.toString(), "--port", String.valueOf(chosen),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
-                "--daemonize", "no", "--dir", this.directory.toString(), "--logfile", ""))
+                "--daemonize", "no", "--dir", this.directory.toString(), "--logfile", ""));
+        command.addAll(List.of(serverOptions)); // later options win
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(this.directory.resolve("redis.log").toFile());
         try {

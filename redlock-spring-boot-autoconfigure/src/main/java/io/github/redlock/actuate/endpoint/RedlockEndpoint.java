@@ -3,6 +3,7 @@ package io.github.redlock.actuate.endpoint;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
@@ -34,8 +35,10 @@ public class RedlockEndpoint {
      */
     @ReadOperation
     public RedlockDescriptor redlock() {
-        List<NodeDescriptor> nodes = this.redlock.nodeConnections().entrySet().stream()
-                .map((node) -> new NodeDescriptor(node.getKey(), node.getValue() ? "CONNECTED" : "DISCONNECTED"))
+        Map<String, Boolean> connections = this.redlock.nodeConnections();
+        List<NodeDescriptor> nodes = this.redlock.nodeStatuses().entrySet().stream()
+                .map((node) -> new NodeDescriptor(node.getKey(), connections.getOrDefault(node.getKey(), false) ? "CONNECTED" : "DISCONNECTED",
+                        node.getValue().state().name(), node.getValue().quarantinedFor().toMillis(), node.getValue().reason()))
                 .toList();
         List<LeaseDescriptor> leases = this.redlock.heldLeases().stream()
                 .sorted(Comparator.comparing(RedlockLease::acquiredAt))
@@ -59,8 +62,11 @@ public class RedlockEndpoint {
      * One node.
      * @param node {@code host:port}
      * @param state {@code CONNECTED} or {@code DISCONNECTED}
+     * @param vote {@code UP} (voting), {@code DOWN} or {@code QUARANTINED} (restarted recently)
+     * @param quarantinedForMillis how much longer a quarantined node waits before it votes; 0 otherwise
+     * @param reason why the node does not vote, or empty
      */
-    public record NodeDescriptor(String node, String state) {
+    public record NodeDescriptor(String node, String state, String vote, long quarantinedForMillis, String reason) {
     }
 
     /**

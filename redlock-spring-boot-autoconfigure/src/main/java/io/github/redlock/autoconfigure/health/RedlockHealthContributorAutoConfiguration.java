@@ -29,7 +29,7 @@ public final class RedlockHealthContributorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "redlockHealthIndicator")
     RedlockHealthIndicator redlockHealthIndicator(Redlock redlock, RedlockConnectionFactories connections) {
-        return new RedlockHealthIndicator(connections, redlock.quorum());
+        return new RedlockHealthIndicator(connections, redlock);
     }
 
 }

@@ -1,9 +1,13 @@
 package io.github.redlock.autoconfigure.metrics;
 
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.core.Redlock;
 import io.github.redlock.metrics.RedlockMetrics;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -31,6 +35,14 @@ public final class RedlockMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     RedlockMetrics redlockMetrics(MeterRegistry registry) {
         return new RedlockMetrics(registry);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "redlockNodeMetrics")
+    MeterBinder redlockNodeMetrics(ObjectProvider<Redlock> redlock) {
+        return (registry) -> Gauge.builder("redlock.nodes.quarantined", redlock, (lock) -> RedlockMetrics.quarantined(lock.getIfAvailable()))
+                .description("Nodes that answer but do not vote yet: restarted recently (see redlock.restart-quarantine)")
+                .register(registry);
     }
 
 }

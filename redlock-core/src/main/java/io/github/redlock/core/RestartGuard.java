@@ -1,0 +1,220 @@
+package io.github.redlock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.ScheduledFuture;
+
+/**
+ * Decides, each time a node (re)connects and before it votes, whether it must wait: the "delayed restart"
+ * rule ({@link RestartQuarantine}). It reads the node's {@code run_id} and uptime, and, in {@code AUTO}, what
+ * clients recorded of the node on the other nodes: per node, a small hash of the {@code run_id}s seen on it and
+ * when (by the recording node's clock), refreshed by every client every {@code maxTtl / 4} and kept for
+ * {@code maxTtl} plus a margin. A node answering with another {@code run_id} than one seen within that time
+ * restarted while in use, and may have lost keys of valid locks: it votes only once it has been up for
+ * {@code maxTtl} plus drift plus a second. Logs when a node enters and leaves quarantine.
+ * <p>
+ * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
+ * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
+ */
+final class RestartGuard implements AutoCloseable {
+
+    private static final System.Logger logger = System.getLogger(RestartGuard.class.getName());
+
+    /** How long a node's answers to the check may take: a frozen node is checked again when it reconnects. */
+    private static final long CHECK_TIMEOUT_MILLIS = 2_000;
+
+    private final RedisNodeClient[] nodes;
+
+    private final byte[][] recordKeys;
+
+    private final RestartQuarantine mode;
+
+    /** How long a restarted node waits after its start before it votes: maxTtl, drift, and a second. */
+    private final long quarantineNanos;
+
+    /** How long a record of a node matters, and is kept: as long as a quarantine. */
+    private final byte[] keepMillis;
+
+    private final EventExecutorGroup scheduler;
+
+    private volatile ScheduledFuture<?> refresh;
+
+    RestartGuard(RedisNodeClient[] nodes, String keyPrefix, RestartQuarantine mode, long maxTtlMillis, long driftNanos,
+            EventExecutorGroup scheduler) {
+        this.nodes = nodes;
+        this.mode = mode;
+        this.scheduler = scheduler;
+        this.quarantineNanos = TimeUnit.MILLISECONDS.toNanos(maxTtlMillis) + driftNanos + TimeUnit.SECONDS.toNanos(1);
+        this.keepMillis = ascii(Long.toString(TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos)));
+        this.recordKeys = new byte[nodes.length][];
+        byte[] prefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < nodes.length; i++) {
+            // The separator byte 0xFF never occurs in UTF-8, so no lock's key is a record's.
+            byte[] name = ascii("node:" + nodes[i].name());
+            byte[] key = new byte[prefix.length + 1 + name.length];
+            System.arraycopy(prefix, 0, key, 0, prefix.length);
+            key[prefix.length] = LockType.PART_SEPARATOR;
+            System.arraycopy(name, 0, key, prefix.length + 1, name.length);
+            this.recordKeys[i] = key;
+        }
+    }
+
+    /**
+     * Checks every connected node, waiting at most {@code boundMillis} for them, and from then on every node
+     * that (re)connects; starts refreshing the records.
+     */
+    void start(long boundMillis) {
+        List<CompletableFuture<Void>> checks = new ArrayList<>();
+        for (int i = 0; i < this.nodes.length; i++) {
+            int index = i;
+            this.nodes[i].checkWith(() -> check(index));
+            if (this.nodes[i].isConnected()) {
+                checks.add(check(i));
+            }
+        }
+        try {
+            CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).get(boundMillis, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (Exception ex) {
+            // Slow nodes are checked when their answers come; they do not vote meanwhile.
+        }
+        long period = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos) / 4);
+        this.refresh = this.scheduler.scheduleAtFixedRate(this::refresh, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Checks one node after it (re)connected, and lets it vote, now or after its quarantine. */
+    CompletableFuture<Void> check(int index) {
+        RedisNodeClient node = this.nodes[index];
+        return node.serverInfo().orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                .thenCompose((info) -> decide(index, info))
+                .exceptionally((failure) -> {
+                    if (node.isConnected()) {
+                        this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS); // still unchecked
+                    }
+                    return null;
+                });
+    }
+
+    private CompletableFuture<Void> decide(int index, ServerInfo info) {
+        RedisNodeClient node = this.nodes[index];
+        String previous = node.runId();
+        node.runId(info.runId());
+        long waitNanos = this.quarantineNanos - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
+        CompletableFuture<String> reason;
+        if (this.mode == RestartQuarantine.NEVER || waitNanos <= 0) {
+            reason = CompletableFuture.completedFuture(null);
+        }
+        else if (this.mode == RestartQuarantine.ALWAYS) {
+            reason = CompletableFuture.completedFuture("up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)");
+        }
+        else if (info.durable()) {
+            reason = CompletableFuture.completedFuture(null); // appendfsync always: it kept every key it acknowledged
+        }
+        else if (previous != null && !previous.equals(info.runId())) {
+            reason = CompletableFuture.completedFuture("restarted " + info.uptimeSeconds() + " s ago (its run_id changed "
+                    + "while this client was connected)");
+        }
+        else {
+            reason = restartSeenByOthers(index, info);
+        }
+        return reason.thenAccept((why) -> {
+            if (why == null) {
+                node.voteFrom(System.nanoTime(), "");
+            }
+            else {
+                quarantine(node, waitNanos, why);
+            }
+            record(index, info.runId()); // after reading: another client's check must still find the old run_id
+        });
+    }
+
+    /** Whether the other nodes hold a record of another server process on this node, seen within a quarantine. */
+    private CompletableFuture<String> restartSeenByOthers(int index, ServerInfo info) {
+        long keep = TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos);
+        List<CompletableFuture<String>> reads = new ArrayList<>();
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && this.nodes[j].isConnected()) {
+                reads.add(this.nodes[j].call(LuaScript.NODE_RECORDS, new byte[][] { this.recordKeys[index] })
+                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                        .thenApply((reply) -> otherProcess(reply, info.runId(), keep))
+                        .exceptionally((failure) -> null));
+            }
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> reads.stream()
+                .map(CompletableFuture::join).filter((found) -> found != null).findFirst()
+                .map((found) -> "restarted " + info.uptimeSeconds() + " s ago while in use (" + found + ")").orElse(null));
+    }
+
+    /** Describes a record of another run_id seen within {@code keepMillis}, or returns null. */
+    private static String otherProcess(Object reply, String runId, long keepMillis) {
+        if (!(reply instanceof List<?> entries)) {
+            return null;
+        }
+        for (int i = 0; i + 1 < entries.size(); i += 2) {
+            String seen = text(entries.get(i));
+            long age = Long.parseLong(text(entries.get(i + 1)));
+            if (!seen.equals(runId) && age <= keepMillis) {
+                return "run_id " + seen + " was seen on it " + age + " ms ago";
+            }
+        }
+        return null;
+    }
+
+    private void quarantine(RedisNodeClient node, long waitNanos, String reason) {
+        node.voteFrom(System.nanoTime() + waitNanos, "quarantined: " + reason);
+        RedisNodeClient.Vote vote = node.vote();
+        logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " does not vote for the next "
+                + Duration.ofNanos(waitNanos).toSeconds() + " s: " + reason + "; it may have lost keys of locks still held");
+        this.scheduler.schedule(() -> {
+            if (node.vote() == vote) {
+                logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " votes again: its quarantine is over");
+            }
+        }, waitNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Records, on every other connected node, that this client sees the node answer as {@code runId} now. */
+    private void record(int index, String runId) {
+        byte[] run = ascii(runId);
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && this.nodes[j].isConnected()) {
+                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, this.keepMillis)
+                        .exceptionally((failure) -> null); // refreshed again soon
+            }
+        }
+    }
+
+    private void refresh() {
+        for (int i = 0; i < this.nodes.length; i++) {
+            String runId = this.nodes[i].runId();
+            if (runId != null && this.nodes[i].vote().checked()) {
+                record(i, runId);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        ScheduledFuture<?> current = this.refresh;
+        if (current != null) {
+            current.cancel(false);
+        }
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String text(Object value) {
+        return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
+    }
+
+}

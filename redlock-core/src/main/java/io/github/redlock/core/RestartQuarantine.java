@@ -1,0 +1,33 @@
+package io.github.redlock.core;
+
+/**
+ * When a node that restarted may vote again: the "delayed restart" rule of the Redlock description. A node
+ * that restarted without its keys could otherwise help a second client take a lock that a first client
+ * still holds (the first held it on a bare majority that included this node). A quarantined node gets
+ * releases and clean-ups, but no acquisitions, until it has been up for the lock's {@code maxTtl} (plus the
+ * clock drift allowance and a second for the resolution of {@code uptime_in_seconds}).
+ */
+public enum RestartQuarantine {
+
+    /**
+     * Quarantine a node whose {@code run_id} differs from one that a client saw on it within the last
+     * {@code maxTtl}: it restarted while in use. Clients record each node's {@code run_id}, and when they
+     * last saw it, on the other nodes, so a client started after the restart knows it too. A node no client
+     * recorded (a first deployment, fresh test nodes) votes at once, and so does a node that reports
+     * {@code appendonly yes} with {@code appendfsync always} (it kept its keys). The default.
+     */
+    AUTO,
+
+    /**
+     * Quarantine every node up for less than {@code maxTtl}, first start included: the only safe choice
+     * when all nodes may restart empty at once (then no record survives to tell a restart from a first start).
+     */
+    ALWAYS,
+
+    /**
+     * Never quarantine: a node votes as soon as it answers. Only for nodes that never lose acknowledged
+     * writes, or where a rare double grant is acceptable.
+     */
+    NEVER
+
+}
