@@ -47,7 +47,7 @@ final class RedisNodeClient {
     private volatile Runnable check = () -> { };
 
     /** Whether the node may vote, and from when: set by the check after each (re)connection. */
-    private volatile Vote vote = Vote.UNCHECKED;
+    private final java.util.concurrent.atomic.AtomicReference<Vote> vote = new java.util.concurrent.atomic.AtomicReference<>(Vote.unchecked(0));
 
     /** The {@code run_id} this client last saw the node answer with, or null. */
     private volatile String runId;
@@ -81,22 +81,25 @@ final class RedisNodeClient {
     }
 
     /**
-     * Lets the node vote from {@code fromNanos} ({@link System#nanoTime()}); before that its acquisitions are
-     * refused without sending, for {@code reason}.
+     * Lets the node vote from {@code fromNanos} ({@link System#nanoTime()}), as checked on the connection of
+     * {@code epoch}; before that its acquisitions are refused without sending, for {@code reason}. Ignored when
+     * the connection dropped since (a later epoch): that connection's check decides.
+     * @return whether it was applied
      */
-    void voteFrom(long fromNanos, String reason) {
-        this.vote = new Vote(true, fromNanos, reason);
+    boolean voteFrom(long epoch, long fromNanos, String reason) {
+        Vote current = this.vote.get();
+        return current.epoch() == epoch && this.vote.compareAndSet(current, new Vote(true, fromNanos, reason, epoch));
     }
 
     /** Whether the node may vote now: connected, checked since, and out of quarantine. */
     boolean mayVote() {
-        Vote current = this.vote;
+        Vote current = this.vote.get();
         return current.checked() && current.fromNanos() - System.nanoTime() <= 0;
     }
 
-    /** Until when ({@code nanoTime}) the node waits before it votes, and why; null while unchecked. */
+    /** Whether and from when ({@code nanoTime}) the node votes, and why it waits; its epoch counts the disconnects. */
     Vote vote() {
-        return this.vote;
+        return this.vote.get();
     }
 
     String runId() {
@@ -115,7 +118,7 @@ final class RedisNodeClient {
 
     /** The connection dropped: the node may come back as another server process, unchecked. */
     private void down() {
-        this.vote = Vote.UNCHECKED;
+        this.vote.updateAndGet((current) -> Vote.unchecked(current.epoch() + 1));
     }
 
     /**
@@ -226,7 +229,7 @@ final class RedisNodeClient {
         if (mayVote()) {
             return false;
         }
-        Vote current = this.vote;
+        Vote current = this.vote.get();
         if (!current.checked()) {
             call.record(index, isConnected() ? NodeReply.notVoting("not checked yet since it connected")
                     : NodeReply.notConnected("disconnected"));
@@ -335,10 +338,13 @@ final class RedisNodeClient {
      * @param checked whether the node was checked since it connected
      * @param fromNanos from when ({@link System#nanoTime()}) it votes
      * @param reason why it waits, when it does
+     * @param epoch how many times the connection dropped before: a check applies only to its own epoch
      */
-    record Vote(boolean checked, long fromNanos, String reason) {
+    record Vote(boolean checked, long fromNanos, String reason, long epoch) {
 
-        static final Vote UNCHECKED = new Vote(false, 0, "not checked yet since it connected");
+        static Vote unchecked(long epoch) {
+            return new Vote(false, 0, "not checked yet since it connected", epoch);
+        }
 
     }
 

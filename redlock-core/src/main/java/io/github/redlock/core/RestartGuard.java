@@ -94,8 +94,9 @@ final class RestartGuard implements AutoCloseable {
     /** Checks one node after it (re)connected, and lets it vote, now or after its quarantine. */
     CompletableFuture<Void> check(int index) {
         RedisNodeClient node = this.nodes[index];
+        long epoch = node.vote().epoch(); // before INFO: a disconnect after it voids this check
         return node.serverInfo().orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
-                .thenCompose((info) -> decide(index, info))
+                .thenCompose((info) -> decide(index, epoch, info))
                 .exceptionally((failure) -> {
                     if (node.isConnected()) {
                         this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS); // still unchecked
@@ -104,8 +105,11 @@ final class RestartGuard implements AutoCloseable {
                 });
     }
 
-    private CompletableFuture<Void> decide(int index, ServerInfo info) {
+    private CompletableFuture<Void> decide(int index, long epoch, ServerInfo info) {
         RedisNodeClient node = this.nodes[index];
+        if (node.vote().epoch() != epoch) {
+            return CompletableFuture.completedFuture(null); // answered before a disconnect: the next check decides
+        }
         String previous = node.runId();
         node.runId(info.runId());
         long waitNanos = this.quarantineNanos - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
@@ -128,10 +132,10 @@ final class RestartGuard implements AutoCloseable {
         }
         return reason.thenAccept((why) -> {
             if (why == null) {
-                node.voteFrom(System.nanoTime(), "");
+                node.voteFrom(epoch, System.nanoTime(), "");
             }
             else {
-                quarantine(node, waitNanos, why);
+                quarantine(node, epoch, waitNanos, why);
             }
             record(index, info.runId()); // after reading: another client's check must still find the old run_id
         });
@@ -169,8 +173,10 @@ final class RestartGuard implements AutoCloseable {
         return null;
     }
 
-    private void quarantine(RedisNodeClient node, long waitNanos, String reason) {
-        node.voteFrom(System.nanoTime() + waitNanos, "quarantined: " + reason);
+    private void quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
+        if (!node.voteFrom(epoch, System.nanoTime() + waitNanos, "quarantined: " + reason)) {
+            return; // the connection dropped meanwhile: its next check decides
+        }
         RedisNodeClient.Vote vote = node.vote();
         logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " does not vote for the next "
                 + Duration.ofNanos(waitNanos).toSeconds() + " s: " + reason + "; it may have lost keys of locks still held");
