@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.resource.ClientResources;
 
@@ -284,8 +286,9 @@ public final class Redlock implements AutoCloseable {
 
     /**
      * Returns what each node is to the lock now: {@code UP} (voting), {@code DOWN} (not connected, or not yet
-     * checked since it connected) or {@code QUARANTINED} (restarted recently: see {@link RestartQuarantine}),
-     * with how much longer a quarantine lasts and why.
+     * checked since it connected) or {@code QUARANTINED} (restarted recently: see {@link RestartQuarantine}; or
+     * not an independent master: a replica, or a server listed twice under two addresses, which waits
+     * {@link ChronoUnit#FOREVER}), with how much longer a quarantine lasts and why.
      * @return the nodes in configuration order, by {@code host:port}
      */
     public Map<String, NodeStatus> nodeStatuses() {
@@ -299,7 +302,10 @@ public final class Redlock implements AutoCloseable {
                         node.isConnected() ? vote.reason() : "not connected");
             }
             else if (vote.fromNanos() - now > 0) {
-                status = new NodeStatus(NodeStatus.State.QUARANTINED, Duration.ofNanos(vote.fromNanos() - now), vote.reason());
+                long left = vote.fromNanos() - now;
+                // Not an independent master: until a new connection shows otherwise, so "forever".
+                status = new NodeStatus(NodeStatus.State.QUARANTINED, (left > TimeUnit.DAYS.toNanos(365))
+                        ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left), vote.reason());
             }
             else {
                 status = new NodeStatus(NodeStatus.State.UP, Duration.ZERO, "");

@@ -26,6 +26,9 @@ final class RestartGuard implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(RestartGuard.class.getName());
 
+    /** How long a node that is not an independent master waits: until its next connection's check. */
+    private static final long EXCLUDED_NANOS = Long.MAX_VALUE / 4;
+
     /** How long a node's answers to the check may take: a frozen node is checked again when it reconnects. */
     private static final long CHECK_TIMEOUT_MILLIS = 2_000;
 
@@ -112,6 +115,11 @@ final class RestartGuard implements AutoCloseable {
         }
         String previous = node.runId();
         node.runId(info.runId());
+        String notIndependent = notIndependent(index, info);
+        if (notIndependent != null) {
+            exclude(node, epoch, notIndependent);
+            return CompletableFuture.completedFuture(null);
+        }
         long waitNanos = this.quarantineNanos - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
         CompletableFuture<String> reason;
         if (this.mode == RestartQuarantine.NEVER || waitNanos <= 0) {
@@ -139,6 +147,35 @@ final class RestartGuard implements AutoCloseable {
             }
             record(index, info.runId()); // after reading: another client's check must still find the old run_id
         });
+    }
+
+    /**
+     * Why the node is not an independent master, or null: a replica, or the same server process (run_id) as a
+     * node listed before it. Of two addresses of one server, the one listed first votes.
+     */
+    private String notIndependent(int index, ServerInfo info) {
+        if (!info.master()) {
+            return "a replica, not a master: Redlock needs independent masters";
+        }
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && info.runId().equals(this.nodes[j].runId())) {
+                if (j < index) {
+                    return "the same server as " + this.nodes[j].name() + " (run_id " + info.runId() + "), listed twice";
+                }
+                // Listed after this one: it is the one to exclude, whichever was checked first.
+                RedisNodeClient other = this.nodes[j];
+                exclude(other, other.vote().epoch(), "the same server as " + this.nodes[index].name() + " (run_id "
+                        + info.runId() + "), listed twice");
+            }
+        }
+        return null;
+    }
+
+    private void exclude(RedisNodeClient node, long epoch, String reason) {
+        if (node.voteFrom(epoch, System.nanoTime() + EXCLUDED_NANOS, "not an independent master: " + reason)) {
+            logger.log(System.Logger.Level.WARNING, "Redis node " + node.name() + " does not vote: " + reason
+                    + ". A quorum of such nodes is not a real one; list N independent masters in the node list.");
+        }
     }
 
     /** Whether the other nodes hold a record of another server process on this node, seen within a quarantine. */

@@ -1,5 +1,6 @@
 package io.github.redlock.health;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -74,7 +75,9 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             if (state.equals("UP")) {
                 reachable++;
                 if (status != null && status.state() == NodeStatus.State.QUARANTINED) {
-                    state = "QUARANTINED: " + status.reason() + " (votes again in " + status.quarantinedFor().toSeconds() + " s)";
+                    boolean forever = status.quarantinedFor().compareTo(Duration.ofDays(365)) > 0; // not an independent master
+                    state = "QUARANTINED: " + status.reason()
+                            + (forever ? "" : " (votes again in " + status.quarantinedFor().toSeconds() + " s)");
                 }
                 else {
                     voting++;
