@@ -6,10 +6,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,19 +26,14 @@ class RedlockFaultTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private NodeInspector nodes;
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
 
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-
-    @BeforeEach
-    void setUp() {
-        this.nodes = new NodeInspector(redis.uris());
-    }
 
     @AfterEach
     void tearDown() {
         this.scheduler.shutdownNow();
-        this.nodes.close();
     }
 
     @Test
@@ -47,9 +42,9 @@ class RedlockFaultTests {
             redis.node(0).kill();
             redis.node(3).kill();
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
-            assertThat(this.nodes.get(1, "redlock:k")).isEqualTo(lease.token());
-            assertThat(this.nodes.get(2, "redlock:k")).isEqualTo(lease.token());
-            assertThat(this.nodes.get(4, "redlock:k")).isEqualTo(lease.token());
+            assertThat(this.nodes.get().get(1, "redlock:k")).isEqualTo(lease.token());
+            assertThat(this.nodes.get().get(2, "redlock:k")).isEqualTo(lease.token());
+            assertThat(this.nodes.get().get(4, "redlock:k")).isEqualTo(lease.token());
             assertThat(lease.release()).isTrue();
         }
     }
@@ -76,7 +71,7 @@ class RedlockFaultTests {
                     });
             assertThat(millisSince(start)).isLessThan(1800);
             // The two live nodes said yes, and were cleaned up.
-            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get(3, "redlock:k") == null && this.nodes.get(4, "redlock:k") == null);
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().get(3, "redlock:k") == null && this.nodes.get().get(4, "redlock:k") == null);
         }
     }
 
@@ -104,9 +99,9 @@ class RedlockFaultTests {
             // After reconnecting, the client locks again; none of the rejected SETs reached a node.
             awaitTrue(Duration.ofSeconds(20), () -> redlock.tryAcquire("back", Duration.ofSeconds(10)).isPresent());
             for (int i = 0; i < 10; i++) {
-                assertThat(this.nodes.values("redlock:lost-" + i)).containsOnlyNulls();
+                assertThat(this.nodes.get().values("redlock:lost-" + i)).containsOnlyNulls();
             }
-            assertThat(this.nodes.values("redlock:probe")).containsOnlyNulls();
+            assertThat(this.nodes.get().values("redlock:probe")).containsOnlyNulls();
         }
     }
 
@@ -138,7 +133,7 @@ class RedlockFaultTests {
             // Wait until the client uses node 0 again, without running a script there (leases just expire).
             awaitTrue(Duration.ofSeconds(20), () -> {
                 Optional<RedlockLease> lease = redlock.tryAcquire("warm-" + System.nanoTime(), Duration.ofMillis(500));
-                return lease.isPresent() && lease.get().token().equals(this.nodes.get(0, "redlock:" + lease.get().key()));
+                return lease.isPresent() && lease.get().token().equals(this.nodes.get().get(0, "redlock:" + lease.get().key()));
             });
             redis.node(0).pause();
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(30), Duration.ZERO);
@@ -150,8 +145,8 @@ class RedlockFaultTests {
             redis.node(3).resume();
             redis.node(4).resume();
             // The late SETs run when the nodes wake up, and the clean-ups sent after them on the same connections too.
-            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:k").stream().allMatch((v) -> v == null)
-                    && this.nodes.values("redlock:failed").stream().allMatch((v) -> v == null));
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:k").stream().allMatch((v) -> v == null)
+                    && this.nodes.get().values("redlock:failed").stream().allMatch((v) -> v == null));
         }
     }
 
@@ -188,9 +183,9 @@ class RedlockFaultTests {
             awaitTrue(Duration.ofSeconds(30), () -> {
                 String probeKey = "probe-" + System.nanoTime();
                 java.util.Optional<RedlockLease> probe = redlock.tryAcquire(probeKey, Duration.ofSeconds(5));
-                return probe.isPresent() && probe.get().token().equals(this.nodes.get(4, "redlock:" + probeKey));
+                return probe.isPresent() && probe.get().token().equals(this.nodes.get().get(4, "redlock:" + probeKey));
             });
-            assertThat(this.nodes.get(4, "redlock:k")).isNull();
+            assertThat(this.nodes.get().get(4, "redlock:k")).isNull();
         }
     }
 
@@ -202,7 +197,7 @@ class RedlockFaultTests {
                 leases.add(redlock.acquire("extended:" + i, Duration.ofSeconds(60), Duration.ZERO));
             }
             for (RedlockLease lease : leases) {
-                this.nodes.awaitValues("redlock:" + lease.key(), lease.token(), lease.token(), lease.token(), lease.token(),
+                this.nodes.get().awaitValues("redlock:" + lease.key(), lease.token(), lease.token(), lease.token(), lease.token(),
                         lease.token());
             }
             redis.node(4).pause();
@@ -221,7 +216,7 @@ class RedlockFaultTests {
                 redis.node(4).resume();
             }
             // The node works through its backlog; every release was queued behind it, so no key survives.
-            awaitTrue(Duration.ofSeconds(30), () -> this.nodes.keys(4, "redlock:extended:*").isEmpty());
+            awaitTrue(Duration.ofSeconds(30), () -> this.nodes.get().keys(4, "redlock:extended:*").isEmpty());
         }
     }
 
@@ -229,7 +224,7 @@ class RedlockFaultTests {
     void aReleaseThatCouldNotBeSentToACutOffNodeIsSentWhenItReconnects() {
         try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
             RedlockLease lease = redlock.acquire("cut-off", Duration.ofSeconds(60), Duration.ZERO);
-            this.nodes.awaitOnAll("redlock:cut-off", lease.token());
+            this.nodes.get().awaitOnAll("redlock:cut-off", lease.token());
             redis.node(4).cutOff(); // the server keeps its keys; the client cannot reach it
             try {
                 awaitTrue(Duration.ofSeconds(5), () -> !redlock.nodeConnections().get(redis.node(4).hostAndPort()));
@@ -238,7 +233,7 @@ class RedlockFaultTests {
             finally {
                 redis.node(4).heal();
             }
-            awaitTrue(Duration.ofSeconds(20), () -> this.nodes.get(4, "redlock:cut-off") == null);
+            awaitTrue(Duration.ofSeconds(20), () -> this.nodes.get().get(4, "redlock:cut-off") == null);
         }
     }
 
@@ -253,7 +248,7 @@ class RedlockFaultTests {
             assertThatExceptionOfType(RedlockAcquisitionException.class)
                     .isThrownBy(() -> budgeted.acquire("k", ttl, Duration.ZERO))
                     .withMessageContaining("acquisition budget");
-            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:k").stream().allMatch((v) -> v == null));
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:k").stream().allMatch((v) -> v == null));
 
             freezeMajorityFor(slowness);
             RedlockLease lease = unbudgeted.acquire("k", ttl, Duration.ZERO);
