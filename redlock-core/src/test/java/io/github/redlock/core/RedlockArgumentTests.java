@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 class RedlockArgumentTests {
 
@@ -123,10 +124,18 @@ class RedlockArgumentTests {
     }
 
     @Test
-    void closedRedlockRefusesNewAcquisitionsAndClosingTwiceIsHarmless() {
+    void closedRedlockRefusesNewAcquisitions() {
         Redlock closed = Redlock.builder().nodes(redis.uris()).build();
         closed.close();
+        assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))
+                .withMessageContaining("closed");
+    }
+
+    @Test
+    void closingARedlockTwiceIsHarmless() {
+        Redlock closed = Redlock.builder().nodes(redis.uris()).build();
         closed.close();
+        assertThatNoException().isThrownBy(closed::close);
         assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))
                 .withMessageContaining("closed");
         assertThat(closed.toString()).contains("quorum=2");

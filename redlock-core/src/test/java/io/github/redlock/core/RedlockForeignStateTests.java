@@ -29,31 +29,37 @@ class RedlockForeignStateTests {
     final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
 
     @Test
-    void foreignValuesOnAMinorityDoNotPreventTheLockAndStayUntouched() {
+    void foreignValuesOnAMinorityDoNotPreventTheLock() {
         this.nodes.get().set(0, KEY, "foreign", FOREIGN_TTL);
         this.nodes.get().set(3, KEY, "foreign", FOREIGN_TTL);
         RedlockLease lease = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
         assertThat(this.nodes.get().values(KEY)).containsExactly("foreign", lease.token(), lease.token(), "foreign", lease.token());
-        assertForeignUntouched(0, 3);
-
         assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
-        assertForeignUntouched(0, 3);
         assertThat(this.nodes.get().pttl(1, KEY)).isGreaterThan(25_000L);
-
         assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void foreignValuesOnAMinorityStayUntouched() {
+        this.nodes.get().set(0, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(3, KEY, "foreign", FOREIGN_TTL);
+        RedlockLease lease = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
+        assertForeignUntouched(0, 3);
+
+        lease.extend(Duration.ofSeconds(30));
+        assertForeignUntouched(0, 3);
+
+        lease.release();
         this.nodes.get().awaitValues(KEY, "foreign", null, null, "foreign", null);
         assertForeignUntouched(0, 3);
     }
 
     @Test
-    void foreignValuesOnAMajorityPreventTheLockAndLeaveNoKeyOnTheFreeNodes() {
+    void foreignValuesOnAMajorityPreventTheLock() {
         this.nodes.get().set(1, KEY, "foreign", FOREIGN_TTL);
         this.nodes.get().set(2, KEY, "foreign", FOREIGN_TTL);
         this.nodes.get().set(4, KEY, "foreign", FOREIGN_TTL);
         assertThat(this.redlock.get().tryAcquire("shared", Duration.ofSeconds(10))).isEmpty();
-        this.nodes.get().awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
-        assertForeignUntouched(1, 2, 4);
-
         assertThatExceptionOfType(RedlockAcquisitionException.class)
                 .isThrownBy(() -> this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ofMillis(300)))
                 .satisfies((ex) -> {
@@ -62,6 +68,19 @@ class RedlockForeignStateTests {
                     assertThat(ex.getNodeFailures()).containsValue("held by another client");
                     assertThat(ex.getMessage()).contains("'shared'", "quorum is 3", "held by another client", "attempts");
                 });
+    }
+
+    @Test
+    void foreignValuesOnAMajorityLeaveNoKeyOnTheFreeNodes() {
+        this.nodes.get().set(1, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(2, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(4, KEY, "foreign", FOREIGN_TTL);
+        this.redlock.get().tryAcquire("shared", Duration.ofSeconds(10));
+        this.nodes.get().awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
+        assertForeignUntouched(1, 2, 4);
+
+        assertThatExceptionOfType(RedlockAcquisitionException.class)
+                .isThrownBy(() -> this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ofMillis(300)));
         this.nodes.get().awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
     }
 

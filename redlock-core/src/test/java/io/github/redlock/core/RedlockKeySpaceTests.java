@@ -52,7 +52,7 @@ class RedlockKeySpaceTests {
     }
 
     @Test
-    void theReadWriteLocksKeysAreTheKeyAByteNoUserKeyCanContainAndThePartsName() {
+    void theReadWriteLocksKeysAreTheKeyThenAByteNoUserKeyCanContainThenThePartsName() {
         RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", TTL).orElseThrow();
         this.nodes.get().awaitOnAll("redlock:doc\u00FFwriter", writer.token());
         assertThat(this.nodes.get().keys(0, "redlock:doc*")).containsExactly("redlock:doc\u00FFwriter");
@@ -63,7 +63,7 @@ class RedlockKeySpaceTests {
     }
 
     @Test
-    void aPlainSetNxFromAnotherRedlockClientExcludesThisOneAndTheReverse() {
+    void aPlainSetNxFromAnotherRedlockClientExcludesThisOne() {
         for (int i = 0; i < 5; i++) {
             assertThat(this.nodes.get().setIfAbsent(i, "redlock:shared", "node-redlock-token", TTL)).isTrue();
         }
@@ -71,6 +71,11 @@ class RedlockKeySpaceTests {
         for (int i = 0; i < 5; i++) {
             this.nodes.get().delete(i, "redlock:shared");
         }
+        assertThat(this.redlock.get().tryAcquire("shared", TTL)).hasValueSatisfying(RedlockLease::release);
+    }
+
+    @Test
+    void thisClientsLockExcludesAPlainSetNxFromAnotherRedlockClient() {
         RedlockLease lease = this.redlock.get().acquire("shared", TTL, Duration.ZERO);
         this.nodes.get().awaitOnAll("redlock:shared", lease.token());
         for (int i = 0; i < 5; i++) {

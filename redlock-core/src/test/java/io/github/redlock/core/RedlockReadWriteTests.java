@@ -85,7 +85,7 @@ class RedlockReadWriteTests {
     }
 
     @Test
-    void aWriterKeepsReadersAndWritersOut() {
+    void aWriterExcludesEveryOtherHolder() {
         RedlockLease writer = this.redlock.get().acquireWrite("doc", TTL, Duration.ZERO);
         assertThat(this.other.get().tryAcquireRead("doc", TTL)).isEmpty();
         assertThat(this.other.get().tryAcquireWrite("doc", TTL)).isEmpty();
@@ -108,27 +108,35 @@ class RedlockReadWriteTests {
     }
 
     @Test
-    void readAndWriteLeasesExpireByThemselves() {
+    void readLeasesExpireByThemselves() {
         RedlockLease reader = this.redlock.get().tryAcquireRead("doc", Duration.ofMillis(300)).orElseThrow();
         assertThat(this.other.get().tryAcquireWrite("doc", TTL)).isEmpty();
         awaitTrue(Duration.ofSeconds(5), () -> !reader.isValid());
-        RedlockLease writer = this.other.get().tryAcquireWrite("doc", Duration.ofMillis(300), Duration.ofSeconds(2)).orElseThrow();
+        assertThat(this.other.get().tryAcquireWrite("doc", Duration.ofMillis(300), Duration.ofSeconds(2))).isPresent();
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().members(0, READERS).isEmpty()); // purged, not waited for
+        assertThat(reader.release()).isFalse();
+    }
+
+    @Test
+    void writeLeasesExpireByThemselves() {
+        RedlockLease writer = this.other.get().tryAcquireWrite("doc", Duration.ofMillis(300), Duration.ofSeconds(2)).orElseThrow();
         awaitTrue(Duration.ofSeconds(5), () -> !writer.isValid());
         assertThat(this.redlock.get().tryAcquireRead("doc", TTL, Duration.ofSeconds(2))).isPresent();
-        assertThat(reader.release()).isFalse();
         assertThat(writer.release()).isFalse();
     }
 
     @Test
-    void extendRenewsReadersAndWriters() {
+    void extendRenewsAReader() {
         RedlockLease reader = this.redlock.get().tryAcquireRead("doc", Duration.ofMillis(400)).orElseThrow();
         assertThat(reader.extend(Duration.ofSeconds(20))).isTrue();
         assertThat(reader.remainingValidity()).isGreaterThan(Duration.ofSeconds(15));
         assertThat(this.nodes.get().pttl(2, READERS)).isGreaterThan(15_000L);
         assertThat(reader.release()).isTrue();
         assertThat(reader.extend(Duration.ofSeconds(20))).isFalse();
+    }
 
+    @Test
+    void extendRenewsAWriter() {
         RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", Duration.ofMillis(400)).orElseThrow();
         assertThat(writer.extend(Duration.ofSeconds(20))).isTrue();
         assertThat(this.nodes.get().pttl(3, WRITER)).isGreaterThan(15_000L);
@@ -136,45 +144,74 @@ class RedlockReadWriteTests {
     }
 
     @Test
-    void asyncFormsAcquireAndRelease() throws Exception {
+    void anAsyncReaderExcludesAnAsyncWriter() throws Exception {
         Optional<RedlockLease> reader = this.redlock.get().tryAcquireReadAsync("doc", TTL, Duration.ZERO).get(5, TimeUnit.SECONDS);
         assertThat(reader).isPresent();
         assertThat(this.other.get().tryAcquireWriteAsync("doc", TTL, Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
-        assertThat(reader.get().releaseAsync().get(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void anAsyncReleaseLetsAWaitingAsyncWriterIn() throws Exception {
+        RedlockLease reader = this.redlock.get().tryAcquireReadAsync("doc", TTL, Duration.ZERO).get(5, TimeUnit.SECONDS).orElseThrow();
+        assertThat(reader.releaseAsync().get(5, TimeUnit.SECONDS)).isTrue();
         assertThat(this.other.get().tryAcquireWriteAsync("doc", TTL, Duration.ofSeconds(2)).get(5, TimeUnit.SECONDS)).isPresent();
     }
 
     @Test
-    void foreignWriterOnAMinorityDoesNotStopReadersAndStaysUntouched() {
+    void foreignWriterOnAMinorityDoesNotStopReaders() {
         this.nodes.get().set(0, WRITER, "foreign", Duration.ofSeconds(60));
         this.nodes.get().set(4, WRITER, "foreign", Duration.ofSeconds(60));
         RedlockLease reader = this.redlock.get().tryAcquireRead("doc", TTL).orElseThrow();
         assertThat(this.nodes.get().members(0, READERS)).isEmpty();
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().members(2, READERS).equals(List.of(reader.token())));
         assertThat(reader.release()).isTrue();
+    }
+
+    @Test
+    void foreignWriterOnAMinorityStaysUntouched() {
+        this.nodes.get().set(0, WRITER, "foreign", Duration.ofSeconds(60));
+        this.nodes.get().set(4, WRITER, "foreign", Duration.ofSeconds(60));
+        RedlockLease reader = this.redlock.get().tryAcquireRead("doc", TTL).orElseThrow();
+        reader.release();
         assertThat(this.nodes.get().values(WRITER)).containsExactly("foreign", null, null, null, "foreign");
     }
 
     @Test
-    void foreignWriterOnAMajorityStopsReadersAndLeavesNoReaderBehind() {
+    void foreignWriterOnAMajorityStopsReaders() {
         for (int node : new int[] { 1, 2, 3 }) {
             this.nodes.get().set(node, WRITER, "foreign", Duration.ofSeconds(60));
         }
         assertThat(this.redlock.get().tryAcquireRead("doc", TTL)).isEmpty();
-        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().exists(READERS).stream().noneMatch(Boolean::booleanValue));
         assertThat(this.nodes.get().values(WRITER)).containsExactly(null, "foreign", "foreign", "foreign", null);
     }
 
     @Test
-    void foreignReadersOnAMajorityStopAWriterThatLeavesNoKeyAndNoQueueEntryBehind() {
+    void aReaderStoppedByAForeignWriterOnAMajorityLeavesNoReaderBehind() {
+        for (int node : new int[] { 1, 2, 3 }) {
+            this.nodes.get().set(node, WRITER, "foreign", Duration.ofSeconds(60));
+        }
+        this.redlock.get().tryAcquireRead("doc", TTL);
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().exists(READERS).stream().noneMatch(Boolean::booleanValue));
+    }
+
+    @Test
+    void foreignReadersOnAMajorityStopAWriter() {
         for (int node : new int[] { 0, 2, 4 }) {
             this.nodes.get().addReader(node, READERS, "foreign", Duration.ofSeconds(60));
         }
         assertThat(this.redlock.get().tryAcquireWrite("doc", TTL, Duration.ofMillis(200))).isEmpty();
+        assertThat(this.nodes.get().members(2, READERS)).containsExactly("foreign");
+    }
+
+    @Test
+    void aWriterStoppedByForeignReadersOnAMajorityLeavesNothingBehind() {
+        for (int node : new int[] { 0, 2, 4 }) {
+            this.nodes.get().addReader(node, READERS, "foreign", Duration.ofSeconds(60));
+        }
+        this.redlock.get().tryAcquireWrite("doc", TTL, Duration.ofMillis(200));
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().exists(WRITER).stream().noneMatch(Boolean::booleanValue)
                 && this.nodes.get().exists(QUEUE).stream().noneMatch(Boolean::booleanValue)
                 && this.nodes.get().exists(QUEUE_EXPIRY).stream().noneMatch(Boolean::booleanValue));
-        assertThat(this.nodes.get().members(2, READERS)).containsExactly("foreign");
         // The writer gave up and left the queue, so readers are welcome again at once.
         assertThat(this.other.get().tryAcquireRead("doc", TTL)).isPresent();
     }
