@@ -69,7 +69,7 @@ class RedlockedObserverFailureTests {
         assertThat(context).hasNotFailed();
         Ledger ledger = context.getBean(Ledger.class);
         Redlock redlock = context.getBean(Redlock.class);
-        try (NodeKeys keys = new NodeKeys(redis)) {
+        try (NodeKeys keys = new NodeKeys(redis.uris())) {
             assertThat(ledger.post("1")).isEqualTo("posted 1");
             keys.awaitGone("redlock:ledger:1", Duration.ofSeconds(2)); // a quorum answered the release; the rest follow
             assertThat(ledger.post("1")).as("a second call gets the lock").isEqualTo("posted 1");

@@ -158,7 +158,7 @@ class RedlockedTransactionTests {
 
         @Bean(destroyMethod = "close")
         NodeKeys nodeKeys() {
-            return new NodeKeys(redis);
+            return new NodeKeys(redis.uris());
         }
 
         @Bean(destroyMethod = "shutdown")
