@@ -97,7 +97,7 @@ class RedlockedCancellationTests {
     }
 
     @Test
-    void aLeaseGrantedJustAsTheMonoIsDisposedIsReleasedAtOnceAndNotExtended() {
+    void aLeaseGrantedJustAsTheMonoIsDisposedIsReleasedForGood() {
         runner().run((context) -> {
             GatedObserver gate = context.getBean(GatedObserver.class);
             CountDownLatch started = new CountDownLatch(1);
