@@ -4,9 +4,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,33 +13,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 class RedlockArgumentTests {
 
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(3);
 
-    private static Redlock redlock;
-
-    @BeforeAll
-    static void build() {
-        redlock = Redlock.builder().nodes(redis.uris()).build();
-    }
-
-    @AfterAll
-    static void close() {
-        redlock.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
     @Test
     void nullOrBlankKeyIsRejectedByName() {
         for (String key : Arrays.asList(null, "", "  ")) {
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire(key, Duration.ofSeconds(1)))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().tryAcquire(key, Duration.ofSeconds(1)))
                     .withMessageStartingWith("key ");
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire(key, Duration.ofSeconds(1), Duration.ZERO))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().acquire(key, Duration.ofSeconds(1), Duration.ZERO))
                     .withMessageStartingWith("key ");
             assertThatIllegalArgumentException()
-                    .isThrownBy(() -> redlock.tryAcquireAsync(key, Duration.ofSeconds(1), Duration.ZERO))
+                    .isThrownBy(() -> this.redlock.get().tryAcquireAsync(key, Duration.ofSeconds(1), Duration.ZERO))
                     .withMessageStartingWith("key ");
         }
     }
@@ -48,13 +39,13 @@ class RedlockArgumentTests {
     @Test
     void missingZeroNegativeOrSubMillisecondTtlIsRejectedByName() {
         for (Duration ttl : Arrays.asList(null, Duration.ZERO, Duration.ofSeconds(-1), Duration.ofNanos(500))) {
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("k", ttl)).withMessageStartingWith("ttl ");
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire("k", ttl, Duration.ZERO))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().tryAcquire("k", ttl)).withMessageStartingWith("ttl ");
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().acquire("k", ttl, Duration.ZERO))
                     .withMessageStartingWith("ttl ");
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquireAsync("k", ttl, Duration.ZERO))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().tryAcquireAsync("k", ttl, Duration.ZERO))
                     .withMessageStartingWith("ttl ");
         }
-        RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(5), Duration.ZERO);
+        RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ZERO);
         assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(null)).withMessageStartingWith("ttl ");
         assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(Duration.ZERO)).withMessageStartingWith("ttl ");
         lease.release();
@@ -63,11 +54,11 @@ class RedlockArgumentTests {
     @Test
     void missingOrNegativeWaitTimeIsRejectedByName() {
         for (Duration wait : Arrays.asList(null, Duration.ofMillis(-1))) {
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquire("k", Duration.ofSeconds(1), wait))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().tryAcquire("k", Duration.ofSeconds(1), wait))
                     .withMessageStartingWith("waitTime ");
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.acquire("k", Duration.ofSeconds(1), wait))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().acquire("k", Duration.ofSeconds(1), wait))
                     .withMessageStartingWith("waitTime ");
-            assertThatIllegalArgumentException().isThrownBy(() -> redlock.tryAcquireAsync("k", Duration.ofSeconds(1), wait))
+            assertThatIllegalArgumentException().isThrownBy(() -> this.redlock.get().tryAcquireAsync("k", Duration.ofSeconds(1), wait))
                     .withMessageStartingWith("waitTime ");
         }
     }
@@ -117,11 +108,11 @@ class RedlockArgumentTests {
 
     @Test
     void eachRejectionCarriesTheArgumentsNameForIntegrations() {
-        RedlockLease lease = redlock.acquire("named", Duration.ofSeconds(5), Duration.ZERO);
+        RedlockLease lease = this.redlock.get().acquire("named", Duration.ofSeconds(5), Duration.ZERO);
         java.util.Map<String, org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls = new java.util.LinkedHashMap<>();
-        calls.put("key", () -> redlock.tryAcquire(" ", Duration.ofSeconds(1)));
-        calls.put("ttl", () -> redlock.tryAcquireRead("k", Duration.ZERO));
-        calls.put("waitTime", () -> redlock.tryAcquireWrite("k", Duration.ofSeconds(1), Duration.ofMillis(-1)));
+        calls.put("key", () -> this.redlock.get().tryAcquire(" ", Duration.ofSeconds(1)));
+        calls.put("ttl", () -> this.redlock.get().tryAcquireRead("k", Duration.ZERO));
+        calls.put("waitTime", () -> this.redlock.get().tryAcquireWrite("k", Duration.ofSeconds(1), Duration.ofMillis(-1)));
         calls.put("maxHold", () -> lease.autoExtend(Duration.ZERO));
         calls.put("nodes", () -> Redlock.builder().nodes("127.0.0.1:6379").build());
         calls.put("nodeTimeout", () -> Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ZERO).build());
@@ -133,10 +124,18 @@ class RedlockArgumentTests {
     }
 
     @Test
-    void closedRedlockRefusesNewAcquisitionsAndClosingTwiceIsHarmless() {
+    void closedRedlockRefusesNewAcquisitions() {
         Redlock closed = Redlock.builder().nodes(redis.uris()).build();
         closed.close();
+        assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))
+                .withMessageContaining("closed");
+    }
+
+    @Test
+    void closingARedlockTwiceIsHarmless() {
+        Redlock closed = Redlock.builder().nodes(redis.uris()).build();
         closed.close();
+        assertThatNoException().isThrownBy(closed::close);
         assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))
                 .withMessageContaining("closed");
         assertThat(closed.toString()).contains("quorum=2");

@@ -5,9 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,30 +25,20 @@ class RedlockAutoExtendTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private Redlock redlock;
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
-    private NodeInspector nodes;
-
-    @BeforeEach
-    void setUp() {
-        this.redlock = Redlock.builder().nodes(redis.uris()).build();
-        this.nodes = new NodeInspector(redis.uris());
-    }
-
-    @AfterEach
-    void tearDown() {
-        this.redlock.close();
-        this.nodes.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
 
     @Test
     void autoExtensionKeepsAShortLeaseForWorkSixTimesLongerThenReleaseRemovesIt() throws Exception {
-        RedlockLease lease = this.redlock.acquire("report", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        RedlockLease lease = this.redlock.get().acquire("report", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
         CompletableFuture<Void> lost = lease.lost();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
         int checks = 0;
         while (System.nanoTime() < end) {
-            assertThat(this.nodes.values("redlock:report")).as("after %d checks", checks).containsOnly(lease.token());
+            assertThat(this.nodes.get().values("redlock:report")).as("after %d checks", checks).containsOnly(lease.token());
             assertThat(lease.isValid()).isTrue();
             checks++;
             Thread.sleep(100);
@@ -57,52 +46,68 @@ class RedlockAutoExtendTests {
         assertThat(checks).isGreaterThan(10);
         assertThat(lost).isNotDone();
         assertThat(lease.release()).isTrue();
-        this.nodes.awaitAbsent("redlock:report");
+        this.nodes.get().awaitAbsent("redlock:report");
         Thread.sleep(SHORT_TTL.toMillis()); // no extension after the release brings it back
-        assertThat(this.nodes.values("redlock:report")).containsOnlyNulls();
+        assertThat(this.nodes.get().values("redlock:report")).containsOnlyNulls();
         assertThat(lost).isNotDone();
     }
 
     @Test
-    void readAndWriteLeasesAreExtendedToo() throws Exception {
-        RedlockLease reader = this.redlock.tryAcquireRead("doc", SHORT_TTL).orElseThrow().autoExtend(Duration.ofMinutes(1));
+    void readLeasesAreExtendedToo() throws Exception {
+        RedlockLease reader = this.redlock.get().tryAcquireRead("doc", SHORT_TTL).orElseThrow().autoExtend(Duration.ofMinutes(1));
         Thread.sleep(3 * SHORT_TTL.toMillis());
         assertThat(reader.isValid()).isTrue();
-        assertThat(this.nodes.members(1, "redlock:doc\u00FFreaders")).containsExactly(reader.token());
+        assertThat(this.nodes.get().members(1, "redlock:doc\u00FFreaders")).containsExactly(reader.token());
         assertThat(reader.release()).isTrue();
+    }
 
-        RedlockLease writer = this.redlock.tryAcquireWrite("doc", SHORT_TTL, Duration.ofSeconds(1)).orElseThrow()
+    @Test
+    void writeLeasesAreExtendedToo() throws Exception {
+        RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", SHORT_TTL, Duration.ofSeconds(1)).orElseThrow()
                 .autoExtend(Duration.ofMinutes(1));
         Thread.sleep(3 * SHORT_TTL.toMillis());
         assertThat(writer.isValid()).isTrue();
-        this.nodes.awaitOnAll("redlock:doc\u00FFwriter", writer.token());
+        // A quorum, not every node: a node whose reader release lagged may rightly have refused the writer.
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:doc\u00FFwriter").stream()
+                .filter(writer.token()::equals).count() >= this.redlock.get().quorum());
         assertThat(writer.release()).isTrue();
     }
 
     @Test
-    void extensionStopsAtMaxHoldAndTheLeaseIsThenLost() throws Exception {
+    void extensionStopsAtMaxHold() throws Exception {
+        // A node timeout well within a quarter of the ttl, so that a loaded machine's slow answers are not
+        // taken for failed extensions: the loss must be the maximum hold's, and only that.
+        try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(200)).build()) {
+            RedlockLease lease = patient.acquire("job", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofSeconds(2));
+            CompletableFuture<Void> lost = lease.lost();
+            Thread.sleep(1_500); // waits out more than a ttl: only extensions can keep it
+            assertThat(lease.isValid()).isTrue();
+            assertThat(this.nodes.get().values("redlock:job")).containsOnly(lease.token());
+            lost.get(10, TimeUnit.SECONDS);
+            this.nodes.get().awaitAbsent("redlock:job"); // the nodes let it expire: held for at most maxHold
+            assertThat(lease.release()).isFalse();
+        }
+    }
+
+    @Test
+    void leaseIsLostOnceItsMaxHoldIsReached() throws Exception {
         // A node timeout well within a quarter of the ttl, so that a loaded machine's slow answers are not
         // taken for failed extensions: the loss must be the maximum hold's, and only that.
         try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(200)).build()) {
             long start = System.nanoTime();
             RedlockLease lease = patient.acquire("job", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofSeconds(2));
             CompletableFuture<Void> lost = lease.lost();
-            Thread.sleep(1_500); // waits out more than a ttl: only extensions can keep it
-            assertThat(lease.isValid()).isTrue();
-            assertThat(this.nodes.values("redlock:job")).containsOnly(lease.token());
             lost.get(10, TimeUnit.SECONDS);
             long lostAfter = TestSupport.millisSince(start);
             assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(1_900);
             assertThat(lease.isValid()).isFalse();
             assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold"));
-            this.nodes.awaitAbsent("redlock:job"); // the nodes let it expire: held for at most maxHold
-            assertThat(lease.release()).isFalse();
         }
     }
 
     @Test
     void allNodesFrozenPastValidityRaiseTheLossSignal() throws Exception {
-        RedlockLease lease = this.redlock.acquire("frozen", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        RedlockLease lease = this.redlock.get().acquire("frozen", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
         CompletableFuture<Void> lost = lease.lost();
         long start = System.nanoTime();
         for (int i = 0; i < 5; i++) {
@@ -125,24 +130,24 @@ class RedlockAutoExtendTests {
 
     @Test
     void aLeaseTakenByAnotherClientIsLostAtTheNextExtension() throws Exception {
-        RedlockLease lease = this.redlock.acquire("taken", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        RedlockLease lease = this.redlock.get().acquire("taken", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
         CompletableFuture<Void> lost = lease.lost();
         for (int i = 0; i < 3; i++) {
-            this.nodes.set(i, "redlock:taken", "someone-else", Duration.ofSeconds(30));
+            this.nodes.get().set(i, "redlock:taken", "someone-else", Duration.ofSeconds(30));
         }
         lost.get(5, TimeUnit.SECONDS);
         assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("majority"));
         assertThat(lease.isValid()).isFalse();
-        assertThat(this.nodes.get(0, "redlock:taken")).isEqualTo("someone-else");
+        assertThat(this.nodes.get().get(0, "redlock:taken")).isEqualTo("someone-else");
     }
 
     @Test
     void lostCompletesWhenTheValidityOfALeaseWithoutExtensionRunsOut() throws Exception {
-        RedlockLease lease = this.redlock.acquire("short", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease lease = this.redlock.get().acquire("short", Duration.ofMillis(200), Duration.ZERO);
         lease.lost().get(5, TimeUnit.SECONDS);
         assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("ran out"));
 
-        RedlockLease released = this.redlock.acquire("short2", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease released = this.redlock.get().acquire("short2", Duration.ofMillis(200), Duration.ZERO);
         CompletableFuture<Void> notLost = released.lost();
         released.release();
         Thread.sleep(400);
@@ -173,22 +178,22 @@ class RedlockAutoExtendTests {
 
     @Test
     void closingTheRedlockStopsExtension() throws Exception {
-        RedlockLease lease = this.redlock.acquire("closing", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
-        this.redlock.close();
-        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:closing").stream().allMatch((value) -> value == null));
+        RedlockLease lease = this.redlock.get().acquire("closing", SHORT_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(1));
+        this.redlock.get().close();
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:closing").stream().allMatch((value) -> value == null));
         assertThat(lease.isValid()).isFalse();
     }
 
     @Test
     void badOrRepeatedAutoExtendCallsAreRefusedClearly() {
-        RedlockLease lease = this.redlock.acquire("args", SHORT_TTL, Duration.ZERO);
+        RedlockLease lease = this.redlock.get().acquire("args", SHORT_TTL, Duration.ZERO);
         assertThatIllegalArgumentException().isThrownBy(() -> lease.autoExtend(null)).withMessageContaining("maxHold");
         assertThatIllegalArgumentException().isThrownBy(() -> lease.autoExtend(Duration.ZERO)).withMessageContaining("maxHold");
         lease.autoExtend(Duration.ofSeconds(5));
         assertThatIllegalStateException().isThrownBy(() -> lease.autoExtend(Duration.ofSeconds(5)))
                 .withMessageContaining("'args'").withMessageContaining("already");
         lease.release();
-        RedlockLease released = this.redlock.acquire("args2", SHORT_TTL, Duration.ZERO);
+        RedlockLease released = this.redlock.get().acquire("args2", SHORT_TTL, Duration.ZERO);
         released.release();
         assertThatIllegalStateException().isThrownBy(() -> released.autoExtend(Duration.ofSeconds(5)))
                 .withMessageContaining("released");

@@ -2,9 +2,8 @@ package io.github.redlock.core;
 
 import java.time.Duration;
 
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,63 +22,72 @@ class RedlockForeignStateTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private Redlock redlock;
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
-    private NodeInspector nodes;
-
-    @BeforeEach
-    void setUp() {
-        this.redlock = Redlock.builder().nodes(redis.uris()).build();
-        this.nodes = new NodeInspector(redis.uris());
-    }
-
-    @AfterEach
-    void tearDown() {
-        this.redlock.close();
-        this.nodes.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
 
     @Test
-    void foreignValuesOnAMinorityDoNotPreventTheLockAndStayUntouched() {
-        this.nodes.set(0, KEY, "foreign", FOREIGN_TTL);
-        this.nodes.set(3, KEY, "foreign", FOREIGN_TTL);
-        RedlockLease lease = this.redlock.acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
-        assertThat(this.nodes.values(KEY)).containsExactly("foreign", lease.token(), lease.token(), "foreign", lease.token());
-        assertForeignUntouched(0, 3);
-
+    void foreignValuesOnAMinorityDoNotPreventTheLock() {
+        this.nodes.get().set(0, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(3, KEY, "foreign", FOREIGN_TTL);
+        RedlockLease lease = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(this.nodes.get().values(KEY)).containsExactly("foreign", lease.token(), lease.token(), "foreign", lease.token());
         assertThat(lease.extend(Duration.ofSeconds(30))).isTrue();
-        assertForeignUntouched(0, 3);
-        assertThat(this.nodes.pttl(1, KEY)).isGreaterThan(25_000L);
-
+        assertThat(this.nodes.get().pttl(1, KEY)).isGreaterThan(25_000L);
         assertThat(lease.release()).isTrue();
-        this.nodes.awaitValues(KEY, "foreign", null, null, "foreign", null);
+    }
+
+    @Test
+    void foreignValuesOnAMinorityStayUntouched() {
+        this.nodes.get().set(0, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(3, KEY, "foreign", FOREIGN_TTL);
+        RedlockLease lease = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
+        assertForeignUntouched(0, 3);
+
+        lease.extend(Duration.ofSeconds(30));
+        assertForeignUntouched(0, 3);
+
+        lease.release();
+        this.nodes.get().awaitValues(KEY, "foreign", null, null, "foreign", null);
         assertForeignUntouched(0, 3);
     }
 
     @Test
-    void foreignValuesOnAMajorityPreventTheLockAndLeaveNoKeyOnTheFreeNodes() {
-        this.nodes.set(1, KEY, "foreign", FOREIGN_TTL);
-        this.nodes.set(2, KEY, "foreign", FOREIGN_TTL);
-        this.nodes.set(4, KEY, "foreign", FOREIGN_TTL);
-        assertThat(this.redlock.tryAcquire("shared", Duration.ofSeconds(10))).isEmpty();
-        this.nodes.awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
-        assertForeignUntouched(1, 2, 4);
-
+    void foreignValuesOnAMajorityPreventTheLock() {
+        this.nodes.get().set(1, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(2, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(4, KEY, "foreign", FOREIGN_TTL);
+        assertThat(this.redlock.get().tryAcquire("shared", Duration.ofSeconds(10))).isEmpty();
         assertThatExceptionOfType(RedlockAcquisitionException.class)
-                .isThrownBy(() -> this.redlock.acquire("shared", Duration.ofSeconds(10), Duration.ofMillis(300)))
+                .isThrownBy(() -> this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ofMillis(300)))
                 .satisfies((ex) -> {
                     assertThat(ex.getAgreedNodes()).isEqualTo(2);
                     assertThat(ex.getNodeFailures()).hasSize(3);
                     assertThat(ex.getNodeFailures()).containsValue("held by another client");
                     assertThat(ex.getMessage()).contains("'shared'", "quorum is 3", "held by another client", "attempts");
                 });
-        this.nodes.awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
+    }
+
+    @Test
+    void foreignValuesOnAMajorityLeaveNoKeyOnTheFreeNodes() {
+        this.nodes.get().set(1, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(2, KEY, "foreign", FOREIGN_TTL);
+        this.nodes.get().set(4, KEY, "foreign", FOREIGN_TTL);
+        this.redlock.get().tryAcquire("shared", Duration.ofSeconds(10));
+        this.nodes.get().awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
+        assertForeignUntouched(1, 2, 4);
+
+        assertThatExceptionOfType(RedlockAcquisitionException.class)
+                .isThrownBy(() -> this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ofMillis(300)));
+        this.nodes.get().awaitValues(KEY, null, "foreign", "foreign", null, "foreign");
     }
 
     private void assertForeignUntouched(int... foreignNodes) {
         for (int node : foreignNodes) {
-            assertThat(this.nodes.get(node, KEY)).isEqualTo("foreign");
-            assertThat(this.nodes.pttl(node, KEY)).isBetween(50_000L, FOREIGN_TTL.toMillis());
+            assertThat(this.nodes.get().get(node, KEY)).isEqualTo("foreign");
+            assertThat(this.nodes.get().pttl(node, KEY)).isBetween(50_000L, FOREIGN_TTL.toMillis());
         }
     }
 

@@ -2,9 +2,8 @@ package io.github.redlock.core;
 
 import java.time.Duration;
 
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,29 +21,19 @@ class RedlockKeySpaceTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private Redlock redlock;
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
-    private NodeInspector nodes;
-
-    @BeforeEach
-    void setUp() {
-        this.redlock = Redlock.builder().nodes(redis.uris()).build();
-        this.nodes = new NodeInspector(redis.uris());
-    }
-
-    @AfterEach
-    void tearDown() {
-        this.redlock.close();
-        this.nodes.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
 
     @Test
     void exclusiveLocksOnTheNamesOfAReadWriteLocksPartsDoNotBreakIt() {
         for (String part : new String[] { ":readers", ":writer", ":queued-writers", ":queued-readers", ":queue-expiry" }) {
-            RedlockLease exclusive = this.redlock.acquire("doc" + part, TTL, Duration.ZERO);
-            RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
+            RedlockLease exclusive = this.redlock.get().acquire("doc" + part, TTL, Duration.ZERO);
+            RedlockLease reader = this.redlock.get().tryAcquireRead("doc", TTL).orElseThrow();
             assertThat(reader.release()).as("reader beside %s", part).isTrue();
-            RedlockLease writer = this.redlock.tryAcquireWrite("doc", TTL).orElseThrow();
+            RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", TTL).orElseThrow();
             assertThat(writer.release()).as("writer beside %s", part).isTrue();
             assertThat(exclusive.release()).isTrue();
         }
@@ -52,43 +41,48 @@ class RedlockKeySpaceTests {
 
     @Test
     void aHeldReadWriteLockDoesNotExcludeExclusiveLocksOnAnyName() {
-        RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
-        RedlockLease writer = this.redlock.tryAcquireWrite("other", TTL).orElseThrow();
+        RedlockLease reader = this.redlock.get().tryAcquireRead("doc", TTL).orElseThrow();
+        RedlockLease writer = this.redlock.get().tryAcquireWrite("other", TTL).orElseThrow();
         for (String part : new String[] { ":readers", ":writer", ":queued-writers", ":queued-readers", ":queue-expiry" }) {
-            assertThat(this.redlock.tryAcquire("doc" + part, TTL)).as("doc%s", part).hasValueSatisfying(RedlockLease::release);
-            assertThat(this.redlock.tryAcquire("other" + part, TTL)).as("other%s", part).hasValueSatisfying(RedlockLease::release);
+            assertThat(this.redlock.get().tryAcquire("doc" + part, TTL)).as("doc%s", part).hasValueSatisfying(RedlockLease::release);
+            assertThat(this.redlock.get().tryAcquire("other" + part, TTL)).as("other%s", part).hasValueSatisfying(RedlockLease::release);
         }
         assertThat(reader.release()).isTrue();
         assertThat(writer.release()).isTrue();
     }
 
     @Test
-    void theReadWriteLocksKeysAreTheKeyAByteNoUserKeyCanContainAndThePartsName() {
-        RedlockLease writer = this.redlock.tryAcquireWrite("doc", TTL).orElseThrow();
-        this.nodes.awaitOnAll("redlock:doc\u00FFwriter", writer.token());
-        assertThat(this.nodes.keys(0, "redlock:doc*")).containsExactly("redlock:doc\u00FFwriter");
+    void theReadWriteLocksKeysAreTheKeyThenAByteNoUserKeyCanContainThenThePartsName() {
+        RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", TTL).orElseThrow();
+        this.nodes.get().awaitOnAll("redlock:doc\u00FFwriter", writer.token());
+        assertThat(this.nodes.get().keys(0, "redlock:doc*")).containsExactly("redlock:doc\u00FFwriter");
         writer.release();
-        RedlockLease reader = this.redlock.tryAcquireRead("doc", TTL).orElseThrow();
-        assertThat(this.nodes.members(0, "redlock:doc\u00FFreaders")).containsExactly(reader.token());
+        RedlockLease reader = this.redlock.get().tryAcquireRead("doc", TTL).orElseThrow();
+        assertThat(this.nodes.get().members(0, "redlock:doc\u00FFreaders")).containsExactly(reader.token());
         reader.release();
     }
 
     @Test
-    void aPlainSetNxFromAnotherRedlockClientExcludesThisOneAndTheReverse() {
+    void aPlainSetNxFromAnotherRedlockClientExcludesThisOne() {
         for (int i = 0; i < 5; i++) {
-            assertThat(this.nodes.setIfAbsent(i, "redlock:shared", "node-redlock-token", TTL)).isTrue();
+            assertThat(this.nodes.get().setIfAbsent(i, "redlock:shared", "node-redlock-token", TTL)).isTrue();
         }
-        assertThat(this.redlock.tryAcquire("shared", TTL)).isEmpty();
+        assertThat(this.redlock.get().tryAcquire("shared", TTL)).isEmpty();
         for (int i = 0; i < 5; i++) {
-            this.nodes.delete(i, "redlock:shared");
+            this.nodes.get().delete(i, "redlock:shared");
         }
-        RedlockLease lease = this.redlock.acquire("shared", TTL, Duration.ZERO);
-        this.nodes.awaitOnAll("redlock:shared", lease.token());
+        assertThat(this.redlock.get().tryAcquire("shared", TTL)).hasValueSatisfying(RedlockLease::release);
+    }
+
+    @Test
+    void thisClientsLockExcludesAPlainSetNxFromAnotherRedlockClient() {
+        RedlockLease lease = this.redlock.get().acquire("shared", TTL, Duration.ZERO);
+        this.nodes.get().awaitOnAll("redlock:shared", lease.token());
         for (int i = 0; i < 5; i++) {
-            assertThat(this.nodes.setIfAbsent(i, "redlock:shared", "node-redlock-token", TTL)).isFalse();
+            assertThat(this.nodes.get().setIfAbsent(i, "redlock:shared", "node-redlock-token", TTL)).isFalse();
         }
         assertThat(lease.release()).isTrue();
-        this.nodes.awaitAbsent("redlock:shared");
+        this.nodes.get().awaitAbsent("redlock:shared");
     }
 
 }

@@ -30,7 +30,7 @@ class RedlockMaxTtlTests {
     }
 
     @Test
-    void anExtensionAboveTheMaxTtlIsRefusedAndLeavesTheLeaseAsItWas() {
+    void anExtensionAboveTheMaxTtlIsRefusedWithoutTouchingTheLease() {
         try (Redlock redlock = Redlock.builder().nodes(redis.uris()).maxTtl(Duration.ofSeconds(5)).build()) {
             RedlockLease lease = redlock.acquire("extended", Duration.ofSeconds(5), Duration.ZERO);
             assertThatExceptionOfType(RedlockArgumentException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(6)))

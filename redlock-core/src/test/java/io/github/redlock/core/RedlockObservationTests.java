@@ -21,7 +21,28 @@ class RedlockObservationTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(3);
 
     @Test
-    void observerSeesEveryNodeCommandWithItsOutcomeAndEachReleaseAndExtension() {
+    void observerSeesEveryNodeCommandWithItsOutcome() {
+        List<String> events = observeOneLockWithNode2Down();
+        String down = redis.node(2).hostAndPort();
+        assertThat(events).contains("set ok " + redis.node(0).hostAndPort(), "set ok " + redis.node(1).hostAndPort(),
+                "set rejected " + down, "extend ok " + redis.node(0).hostAndPort(), "extend ok " + redis.node(1).hostAndPort(),
+                "release ok " + redis.node(0).hostAndPort(), "release ok " + redis.node(1).hostAndPort());
+        // The SET never reached the down node, so neither extend nor release is sent there.
+        assertThat(events).filteredOn((event) -> event.endsWith(down)).containsExactly("set rejected " + down);
+    }
+
+    @Test
+    void observerSeesEachExtension() {
+        assertThat(observeOneLockWithNode2Down()).contains("extended true");
+    }
+
+    @Test
+    void observerSeesEachRelease() {
+        assertThat(observeOneLockWithNode2Down()).contains("released true");
+    }
+
+    /** Takes, extends and releases one lock with node 2 down, and returns the observer's nine events. */
+    private List<String> observeOneLockWithNode2Down() {
         List<String> events = new CopyOnWriteArrayList<>();
         RedlockObserver observer = new RedlockObserver() {
 
@@ -47,15 +68,9 @@ class RedlockObservationTests {
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
             assertThat(lease.release()).isTrue();
-            String down = redis.node(2).hostAndPort();
             awaitTrue(Duration.ofSeconds(5), () -> events.size() == 9);
-            assertThat(events).contains("set ok " + redis.node(0).hostAndPort(), "set ok " + redis.node(1).hostAndPort(),
-                    "set rejected " + down, "extend ok " + redis.node(0).hostAndPort(), "extend ok " + redis.node(1).hostAndPort(),
-                    "release ok " + redis.node(0).hostAndPort(), "release ok " + redis.node(1).hostAndPort(), "extended true",
-                    "released true");
-            // The SET never reached the down node, so neither extend nor release is sent there.
-            assertThat(events).filteredOn((event) -> event.endsWith(down)).containsExactly("set rejected " + down);
         }
+        return events;
     }
 
     @Test
@@ -92,12 +107,19 @@ class RedlockObservationTests {
     }
 
     @Test
-    void heldLeasesListsUnreleasedLeasesAndNodeConnectionsTellWhichNodesAreUp() {
+    void nodeConnectionsTellWhichNodesAreUp() {
         redis.node(1).kill();
         try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
             assertThat(redlock.quorum()).isEqualTo(2);
             assertThat(redlock.nodeConnections()).containsEntry(redis.node(0).hostAndPort(), true)
                     .containsEntry(redis.node(1).hostAndPort(), false).containsEntry(redis.node(2).hostAndPort(), true);
+        }
+    }
+
+    @Test
+    void heldLeasesListsUnreleasedLeases() {
+        redis.node(1).kill();
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
             RedlockLease first = redlock.acquire("a", Duration.ofSeconds(10), Duration.ZERO);
             RedlockLease second = redlock.acquire("b", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(redlock.heldLeases()).containsExactlyInAnyOrder(first, second);

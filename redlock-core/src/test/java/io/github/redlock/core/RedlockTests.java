@@ -9,9 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,32 +22,21 @@ class RedlockTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private Redlock redlock;
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
-    private Redlock other;
+    @RegisterExtension
+    final RedisClientExtension<Redlock> other = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
-    private NodeInspector nodes;
-
-    @BeforeEach
-    void setUp() {
-        this.redlock = Redlock.builder().nodes(redis.uris()).build();
-        this.other = Redlock.builder().nodes(redis.uris()).build();
-        this.nodes = new NodeInspector(redis.uris());
-    }
-
-    @AfterEach
-    void tearDown() {
-        this.redlock.close();
-        this.other.close();
-        this.nodes.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
 
     @Test
     void acquireStoresTheTokenUnderThePrefixedKeyOnEveryNode() {
-        RedlockLease lease = this.redlock.acquire("order:42", Duration.ofSeconds(10), Duration.ZERO);
+        RedlockLease lease = this.redlock.get().acquire("order:42", Duration.ofSeconds(10), Duration.ZERO);
         assertThat(lease.key()).isEqualTo("order:42");
         assertThat(lease.token()).hasSizeGreaterThanOrEqualTo(16);
-        this.nodes.awaitOnAll("redlock:order:42", lease.token());
+        this.nodes.get().awaitOnAll("redlock:order:42", lease.token());
         assertThat(lease.isValid()).isTrue();
     }
 
@@ -56,19 +44,28 @@ class RedlockTests {
     void customKeyPrefixIsUsed() {
         try (Redlock prefixed = Redlock.builder().nodes(redis.uris()).keyPrefix("app:").build()) {
             RedlockLease lease = prefixed.acquire("job", Duration.ofSeconds(10), Duration.ZERO);
-            this.nodes.awaitOnAll("app:job", lease.token());
-            assertThat(this.nodes.values("redlock:job")).containsOnlyNulls();
+            this.nodes.get().awaitOnAll("app:job", lease.token());
+            assertThat(this.nodes.get().values("redlock:job")).containsOnlyNulls();
         }
     }
 
     @Test
-    void heldLockCannotBeTakenAgainAndCanBeRightAfterReleaseTenTimesInARow() {
+    void heldLockCannotBeTakenAgainTenTimesInARow() {
         for (int i = 0; i < 10; i++) {
-            RedlockLease lease = this.redlock.tryAcquire("k", Duration.ofSeconds(10)).orElseThrow();
-            assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
-            assertThat(this.redlock.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+            RedlockLease lease = this.redlock.get().tryAcquire("k", Duration.ofSeconds(10)).orElseThrow();
+            assertThat(this.other.get().tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+            assertThat(this.redlock.get().tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+            lease.release();
+            this.nodes.get().awaitAbsent("redlock:k");
+        }
+    }
+
+    @Test
+    void releasedLockCanBeTakenRightAfterReleaseTenTimesInARow() {
+        for (int i = 0; i < 10; i++) {
+            RedlockLease lease = this.redlock.get().tryAcquire("k", Duration.ofSeconds(10)).orElseThrow();
             assertThat(lease.release()).isTrue();
-            this.nodes.awaitAbsent("redlock:k");
+            this.nodes.get().awaitAbsent("redlock:k");
         }
     }
 
@@ -76,7 +73,7 @@ class RedlockTests {
     void tokensAreUnique() {
         Set<String> tokens = new HashSet<>();
         for (int i = 0; i < 200; i++) {
-            try (RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO)) {
+            try (RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO)) {
                 tokens.add(lease.token());
             }
         }
@@ -87,107 +84,128 @@ class RedlockTests {
     }
 
     @Test
-    void validityIsBelowTheTtlByAtLeastTheDriftAndNodesKeepTheTtl() {
-        RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+    void validityIsBelowTheTtlByAtLeastTheDrift() {
+        RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
         long drift = 10_000 / 100 + 2;
         assertThat(lease.remainingValidity()).isLessThanOrEqualTo(Duration.ofMillis(10_000 - drift))
                 .isGreaterThan(Duration.ofSeconds(8));
+    }
+
+    @Test
+    void nodesKeepTheKeyForTheFullTtl() {
+        this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
         for (int i = 0; i < 5; i++) {
-            assertThat(this.nodes.pttl(i, "redlock:k")).isBetween(9_800L, 10_000L);
+            assertThat(this.nodes.get().pttl(i, "redlock:k")).isBetween(9_800L, 10_000L);
         }
     }
 
     @Test
     void lockExpiresWithoutRelease() {
-        RedlockLease lease = this.redlock.acquire("k", Duration.ofMillis(300), Duration.ZERO);
-        assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+        RedlockLease lease = this.redlock.get().acquire("k", Duration.ofMillis(300), Duration.ZERO);
+        assertThat(this.other.get().tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
         awaitTrue(Duration.ofSeconds(5), () -> !lease.isValid());
         assertThat(lease.remainingValidity()).isZero();
-        assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5))).isPresent();
+        assertThat(this.other.get().tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5))).isPresent();
     }
 
     @Test
     void releaseNeverDeletesAnotherHoldersLock() {
-        RedlockLease expired = this.redlock.acquire("k", Duration.ofMillis(200), Duration.ZERO);
-        RedlockLease current = this.other.acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5));
+        RedlockLease expired = this.redlock.get().acquire("k", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease current = this.other.get().acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5));
         assertThat(expired.release()).isFalse();
-        this.nodes.awaitOnAll("redlock:k", current.token());
+        this.nodes.get().awaitOnAll("redlock:k", current.token());
         assertThat(current.isValid()).isTrue();
         assertThat(current.release()).isTrue();
     }
 
     @Test
-    void releaseIsIdempotentAndSendsNothingTheSecondTime() {
-        RedlockLease first = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+    void releaseIsIdempotent() {
+        RedlockLease first = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
         assertThat(first.release()).isTrue();
         assertThat(first.isValid()).isFalse();
         // Same client, so its SETs follow the release on every connection: all five nodes take the new token.
-        RedlockLease second = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
-        this.nodes.awaitOnAll("redlock:k", second.token());
+        RedlockLease second = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        this.nodes.get().awaitOnAll("redlock:k", second.token());
         assertThat(first.release()).isTrue();
+    }
+
+    @Test
+    void aSecondReleaseSendsNothing() {
+        RedlockLease first = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        first.release();
+        // Same client, so its SETs follow the release on every connection: all five nodes take the new token.
+        RedlockLease second = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        this.nodes.get().awaitOnAll("redlock:k", second.token());
+        first.release();
         first.close();
-        this.nodes.awaitOnAll("redlock:k", second.token());
+        this.nodes.get().awaitOnAll("redlock:k", second.token());
     }
 
     @Test
     void closeReleasesTheLease() {
-        try (RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO)) {
+        try (RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO)) {
             assertThat(lease.isValid()).isTrue();
         }
-        assertThat(this.other.tryAcquire("k", Duration.ofSeconds(10))).isPresent();
+        assertThat(this.other.get().tryAcquire("k", Duration.ofSeconds(10))).isPresent();
     }
 
     @Test
-    void extendRaisesThePttlOnEveryNodeAndRenewsValidity() {
-        RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(1), Duration.ZERO);
+    void extendRaisesThePttlOnEveryNode() {
+        RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(1), Duration.ZERO);
         assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
         for (int i = 0; i < 5; i++) {
-            assertThat(this.nodes.pttl(i, "redlock:k")).isBetween(19_000L, 20_000L);
+            assertThat(this.nodes.get().pttl(i, "redlock:k")).isBetween(19_000L, 20_000L);
         }
+        assertThat(this.nodes.get().values("redlock:k")).containsOnly(lease.token());
+    }
+
+    @Test
+    void extendRenewsValidity() {
+        RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(1), Duration.ZERO);
+        assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
         assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(15))
                 .isLessThanOrEqualTo(Duration.ofMillis(20_000 - 202));
-        assertThat(this.nodes.values("redlock:k")).containsOnly(lease.token());
     }
 
     @Test
     void extendFailsAfterExpiryOnceAnotherHolderTookTheKey() {
-        RedlockLease expired = this.redlock.acquire("k", Duration.ofMillis(200), Duration.ZERO);
-        RedlockLease current = this.other.acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5));
+        RedlockLease expired = this.redlock.get().acquire("k", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease current = this.other.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5));
         assertThat(expired.extend(Duration.ofSeconds(60))).isFalse();
         assertThat(expired.isValid()).isFalse();
         for (int i = 0; i < 5; i++) {
-            assertThat(this.nodes.pttl(i, "redlock:k")).isLessThanOrEqualTo(5_000L);
+            assertThat(this.nodes.get().pttl(i, "redlock:k")).isLessThanOrEqualTo(5_000L);
         }
-        assertThat(this.nodes.values("redlock:k")).containsOnly(current.token());
+        assertThat(this.nodes.get().values("redlock:k")).containsOnly(current.token());
     }
 
     @Test
     void extendAfterReleaseFails() {
-        RedlockLease lease = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
         lease.release();
         assertThat(lease.extend(Duration.ofSeconds(10))).isFalse();
-        this.nodes.awaitAbsent("redlock:k");
+        this.nodes.get().awaitAbsent("redlock:k");
     }
 
     @Test
     void asyncAcquisitionWaitsForTheHolder() throws Exception {
-        RedlockLease holder = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
-        assertThat(this.other.tryAcquireAsync("k", Duration.ofSeconds(10), Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
-        CompletableFuture<Optional<RedlockLease>> waiting = this.other.tryAcquireAsync("k", Duration.ofSeconds(10),
+        RedlockLease holder = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(this.other.get().tryAcquireAsync("k", Duration.ofSeconds(10), Duration.ZERO).get(5, TimeUnit.SECONDS)).isEmpty();
+        CompletableFuture<Optional<RedlockLease>> waiting = this.other.get().tryAcquireAsync("k", Duration.ofSeconds(10),
                 Duration.ofSeconds(10));
         assertThat(waiting).isNotDone();
         holder.release();
         RedlockLease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
         // A quorum holds the new token. A node can still refuse the retry when it runs just before the
         // holder's release reaches that node (another connection), so not necessarily all five.
-        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.values("redlock:k").stream().filter(next.token()::equals).count() >= 3
-                && !this.nodes.values("redlock:k").contains(holder.token()));
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:k").stream().filter(next.token()::equals).count() >= 3
+                && !this.nodes.get().values("redlock:k").contains(holder.token()));
     }
 
     @Test
     void cancellingAnAsyncAcquisitionStopsItsAttempts() throws Exception {
-        RedlockLease holder = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
-        CompletableFuture<Optional<RedlockLease>> waiting = this.other.tryAcquireAsync("k", Duration.ofSeconds(10),
+        RedlockLease holder = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> waiting = this.other.get().tryAcquireAsync("k", Duration.ofSeconds(10),
                 Duration.ofSeconds(30));
         waiting.cancel(false);
         holder.release();
@@ -203,22 +221,37 @@ class RedlockTests {
     }
 
     @Test
-    void interruptedWaiterGivesUpAndKeepsItsInterruptFlag() throws Exception {
-        RedlockLease holder = this.redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+    void interruptedWaiterGivesUp() throws Exception {
+        InterruptedWaiter waiter = interruptAWaiter();
+        assertThat(waiter.thread().isAlive()).isFalse();
+        assertThat(waiter.result().get()).isEmpty();
+    }
+
+    @Test
+    void interruptedWaiterKeepsItsInterruptFlag() throws Exception {
+        InterruptedWaiter waiter = interruptAWaiter();
+        assertThat(waiter.interrupted()).isTrue();
+    }
+
+    /** Interrupts a thread that waits for a held lock, and returns once it ended (or after 5 seconds). */
+    private InterruptedWaiter interruptAWaiter() throws InterruptedException {
+        RedlockLease holder = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
         AtomicReference<Optional<RedlockLease>> result = new AtomicReference<>();
         AtomicBoolean interrupted = new AtomicBoolean();
         Thread waiter = new Thread(() -> {
-            result.set(this.other.tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(30)));
+            result.set(this.other.get().tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(30)));
             interrupted.set(Thread.currentThread().isInterrupted());
         });
         waiter.start();
         Thread.sleep(200);
         waiter.interrupt();
         waiter.join(5_000);
-        assertThat(waiter.isAlive()).isFalse();
-        assertThat(result.get()).isEmpty();
-        assertThat(interrupted).isTrue();
         holder.release();
+        return new InterruptedWaiter(waiter, result, interrupted);
+    }
+
+    private record InterruptedWaiter(Thread thread, AtomicReference<Optional<RedlockLease>> result,
+            AtomicBoolean interrupted) {
     }
 
 }

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-import io.github.redlock.test.RedisNodesExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -21,8 +20,8 @@ final class NodeKeys implements AutoCloseable {
 
     private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 
-    NodeKeys(RedisNodesExtension redis) {
-        for (String uri : redis.uris()) {
+    NodeKeys(List<String> uris) {
+        for (String uri : uris) {
             RedisURI redisUri = RedisURI.create(uri);
             redisUri.setTimeout(Duration.ofSeconds(2));
             this.connections.add(this.client.connect(redisUri));

@@ -54,20 +54,31 @@ class RedlockedAspectTests {
     }
 
     @Test
-    void keyIsEvaluatedFromArgumentsByNameAndPositionWithPlaceholdersAndBeans() {
-        withService((service, redlock) -> {
-            assertThat(service.pay(new Order("42"))).isEqualTo("order:42 held");
-            assertThat(service.reserve("sku-7", 3)).isEqualTo("stock:sku-7:3 held");
-            assertThat(service.regional()).isEqualTo("eu:regional:EU held");
-        });
+    void keyIsEvaluatedFromAnArgumentByName() {
+        withService((service, redlock) -> assertThat(service.pay(new Order("42"))).isEqualTo("order:42 held"));
     }
 
     @Test
-    void nullKeyPartFailsNamingTheMethodAndTemplateAndTheBodyDoesNotRun() {
+    void keyIsEvaluatedFromArgumentsByPosition() {
+        withService((service, redlock) -> assertThat(service.reserve("sku-7", 3)).isEqualTo("stock:sku-7:3 held"));
+    }
+
+    @Test
+    void keyIsEvaluatedWithPlaceholdersTheRootObjectAlongsideBeans() {
+        withService((service, redlock) -> assertThat(service.regional()).isEqualTo("eu:regional:EU held"));
+    }
+
+    @Test
+    void nullKeyPartFailsWithAMessageThatPointsAtTheTemplateOfTheMethod() {
+        withService((service, redlock) -> assertThatIllegalArgumentException().isThrownBy(() -> service.pay(new Order(null)))
+                .withMessageContaining("'order:#{#order.id}'").withMessageContaining("OrderService.pay(Order)")
+                .withMessageContaining("#{#order.id} evaluated to null"));
+    }
+
+    @Test
+    void methodWhoseKeyPartIsNullDoesNotRun() {
         withService((service, redlock) -> {
-            assertThatIllegalArgumentException().isThrownBy(() -> service.pay(new Order(null)))
-                    .withMessageContaining("'order:#{#order.id}'").withMessageContaining("OrderService.pay(Order)")
-                    .withMessageContaining("#{#order.id} evaluated to null");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.pay(new Order(null)));
             assertThat(service.calls).isZero();
         });
     }
@@ -90,10 +101,16 @@ class RedlockedAspectTests {
     }
 
     @Test
-    void lockIsReleasedWhenTheMethodReturnsAndWhenItThrows() {
+    void lockIsReleasedWhenTheMethodReturns() {
         withService((service, redlock) -> {
             service.pay(new Order("1"));
             assertThat(redlock.tryAcquire("order:1", Duration.ofSeconds(1))).isPresent();
+        });
+    }
+
+    @Test
+    void lockIsReleasedWhenTheMethodThrows() {
+        withService((service, redlock) -> {
             assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> service.fail("2"));
             assertThat(redlock.tryAcquire("order:2", Duration.ofSeconds(1))).isPresent();
         });
@@ -139,10 +156,15 @@ class RedlockedAspectTests {
     }
 
     @Test
-    void emptyKeyFailsAndTheBodyDoesNotRun() {
+    void emptyKeyFailsNamingTheTemplate() {
+        withService((service, redlock) -> assertThatIllegalArgumentException().isThrownBy(() -> service.named(""))
+                .withMessageContaining("'#{#name}'").withMessageContaining("evaluated to an empty key"));
+    }
+
+    @Test
+    void methodWhoseKeyIsEmptyDoesNotRun() {
         withService((service, redlock) -> {
-            assertThatIllegalArgumentException().isThrownBy(() -> service.named(""))
-                    .withMessageContaining("'#{#name}'").withMessageContaining("evaluated to an empty key");
+            assertThatIllegalArgumentException().isThrownBy(() -> service.named(""));
             assertThat(service.calls).isZero();
         });
     }

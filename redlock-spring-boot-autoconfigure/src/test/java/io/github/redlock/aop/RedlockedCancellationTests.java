@@ -10,12 +10,11 @@ import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
@@ -43,17 +42,8 @@ class RedlockedCancellationTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private NodeKeys keys;
-
-    @BeforeEach
-    void connect() {
-        this.keys = new NodeKeys(redis);
-    }
-
-    @AfterEach
-    void close() {
-        this.keys.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeKeys> keys = RedisClientExtension.of(redis, NodeKeys::new);
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
@@ -69,7 +59,7 @@ class RedlockedCancellationTests {
         runner().run((context) -> {
             CompletableFuture<String> done = new CompletableFuture<>();
             CompletableFuture<String> export = context.getBean(Exports.class).export("1", done);
-            assertThat(this.keys.holding("redlock:export:1")).isGreaterThanOrEqualTo(3);
+            assertThat(this.keys.get().holding("redlock:export:1")).isGreaterThanOrEqualTo(3);
             export.cancel(true);
             assertReleasedForGood(context, "redlock:export:1");
             assertThat(done).as("the method's own work is not stopped by the cancel").isNotDone();
@@ -82,7 +72,7 @@ class RedlockedCancellationTests {
             CountDownLatch started = new CountDownLatch(1);
             Disposable subscription = context.getBean(Exports.class).exportReactive("2", started).subscribe();
             assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(this.keys.holding("redlock:export:2")).isGreaterThanOrEqualTo(3);
+            assertThat(this.keys.get().holding("redlock:export:2")).isGreaterThanOrEqualTo(3);
             subscription.dispose();
             assertReleasedForGood(context, "redlock:export:2");
         });
@@ -107,13 +97,13 @@ class RedlockedCancellationTests {
     }
 
     @Test
-    void aLeaseGrantedJustAsTheMonoIsDisposedIsReleasedAtOnceAndNotExtended() {
+    void aLeaseGrantedJustAsTheMonoIsDisposedIsReleasedForGood() {
         runner().run((context) -> {
             GatedObserver gate = context.getBean(GatedObserver.class);
             CountDownLatch started = new CountDownLatch(1);
             Disposable subscription = context.getBean(Exports.class).exportGated("4", started).subscribe();
             assertThat(gate.granted.await(10, TimeUnit.SECONDS)).isTrue(); // the lease exists, not yet handed on
-            assertThat(this.keys.holding("redlock:export-gated:4")).isGreaterThanOrEqualTo(3);
+            assertThat(this.keys.get().holding("redlock:export-gated:4")).isGreaterThanOrEqualTo(3);
             subscription.dispose();
             gate.proceed.countDown();
             assertReleasedForGood(context, "redlock:export-gated:4");
@@ -136,11 +126,11 @@ class RedlockedCancellationTests {
      */
     private void assertReleasedForGood(AssertableApplicationContext context, String redisKey) throws InterruptedException {
         MeterRegistry meters = context.getBean(MeterRegistry.class);
-        this.keys.awaitGone(redisKey, Duration.ofSeconds(2));
+        this.keys.get().awaitGone(redisKey, Duration.ofSeconds(2));
         long extensions = extensions(meters);
         long end = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
         do {
-            assertThat(this.keys.holding(redisKey)).as("nodes holding %s after its release", redisKey).isZero();
+            assertThat(this.keys.get().holding(redisKey)).as("nodes holding %s after its release", redisKey).isZero();
             Thread.sleep(50);
         }
         while (System.nanoTime() - end < 0);

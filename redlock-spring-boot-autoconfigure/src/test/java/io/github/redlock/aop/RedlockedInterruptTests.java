@@ -110,7 +110,7 @@ class RedlockedInterruptTests {
     }
 
     @Test
-    void noInterruptReachesTheCallerWhenTheLossAndTheReturnComeTogether() {
+    void noInterruptReachesTheCallerWhenTheLossCoincidesWithTheReturn() {
         runner().run((context) -> {
             Workers workers = context.getBean(Workers.class);
             List<String> report = onThreadOfItsOwn(() -> {

@@ -33,7 +33,7 @@ class RedlockedMaxTtlTests {
     }
 
     @Test
-    void anAnnotationTtlAboveMaxTtlStopsTheStartUpNamingTheMethodAndTheLimit() {
+    void anAnnotationTtlAboveMaxTtlStopsTheStartUp() {
         runner().withBean(Reports.class).run((context) -> {
             assertThat(context).hasFailed();
             RedlockConfigurationException failure = ConfigurationFailures.find(context.getStartupFailure());

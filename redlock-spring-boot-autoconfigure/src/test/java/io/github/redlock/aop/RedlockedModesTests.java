@@ -63,34 +63,57 @@ class RedlockedModesTests {
     }
 
     @Test
-    void readersShareTheLockAndAWriterExcludesThem() throws Exception {
+    void readersShareTheLock() throws Exception {
+        // Fails unless the three readers are inside at once, and each one returns.
+        withService((service, redlock, meters) -> whileThreeReadersHold(service, () -> {
+        }));
+    }
+
+    @Test
+    void readersKeepAWriterOutUntilTheyLeave() throws Exception {
         withService((service, redlock, meters) -> {
-            ExecutorService pool = Executors.newFixedThreadPool(4);
-            try {
-                CountDownLatch inside = new CountDownLatch(3);
-                CountDownLatch leave = new CountDownLatch(1);
-                List<Future<String>> readers = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    readers.add(pool.submit(() -> service.read("eu", inside, leave)));
-                }
-                assertThat(inside.await(10, TimeUnit.SECONDS)).as("three readers inside at once").isTrue();
-                assertThat(redlock.tryAcquireWrite("prices:eu", Duration.ofSeconds(5))).isEmpty();
-                assertThat(redlock.tryAcquire("prices:eu", Duration.ofSeconds(5)).map(RedlockLease::release))
-                        .as("the exclusive lock of the key is separate").contains(true);
-                leave.countDown();
-                for (Future<String> reader : readers) {
-                    assertThat(reader.get(10, TimeUnit.SECONDS)).isEqualTo("read");
-                }
-                assertThat(service.replace("eu")).isEqualTo("replaced while no reader held");
-                RedlockLease writer = redlock.acquireWrite("prices:eu", Duration.ofSeconds(5), Duration.ZERO);
-                assertThat(service.readOrSkip("eu")).isNull(); // SKIP while a writer holds
-                writer.release();
-                assertThat(service.readOrSkip("eu")).isEqualTo("read");
-            }
-            finally {
-                pool.shutdownNow();
-            }
+            whileThreeReadersHold(service, () -> assertThat(redlock.tryAcquireWrite("prices:eu", Duration.ofSeconds(5))).isEmpty());
+            assertThat(service.replace("eu")).isEqualTo("replaced while no reader held");
         });
+    }
+
+    @Test
+    void theExclusiveLockOfTheKeyIsSeparateFromItsReadLock() throws Exception {
+        withService((service, redlock, meters) -> whileThreeReadersHold(service,
+                () -> assertThat(redlock.tryAcquire("prices:eu", Duration.ofSeconds(5)).map(RedlockLease::release))
+                        .as("the exclusive lock of the key is separate").contains(true)));
+    }
+
+    @Test
+    void aWriterKeepsReadersOut() throws Exception {
+        withService((service, redlock, meters) -> {
+            RedlockLease writer = redlock.acquireWrite("prices:eu", Duration.ofSeconds(5), Duration.ZERO);
+            assertThat(service.readOrSkip("eu")).isNull(); // SKIP while a writer holds
+            writer.release();
+            assertThat(service.readOrSkip("eu")).isEqualTo("read");
+        });
+    }
+
+    /** Runs {@code whileHeld} while three readers of {@code prices:eu} are inside at once, then lets them return. */
+    private static void whileThreeReadersHold(PriceService service, WhileHeld whileHeld) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            CountDownLatch inside = new CountDownLatch(3);
+            CountDownLatch leave = new CountDownLatch(1);
+            List<Future<String>> readers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                readers.add(pool.submit(() -> service.read("eu", inside, leave)));
+            }
+            assertThat(inside.await(10, TimeUnit.SECONDS)).as("three readers inside at once").isTrue();
+            whileHeld.run();
+            leave.countDown();
+            for (Future<String> reader : readers) {
+                assertThat(reader.get(10, TimeUnit.SECONDS)).isEqualTo("read");
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
@@ -119,38 +142,57 @@ class RedlockedModesTests {
     }
 
     @Test
-    void aLostLockIsCountedAndInterruptsTheMethodWhenAsked() throws Exception {
+    void aLostLockInterruptsTheMethodWhenAsked() throws Exception {
         withService((service, redlock, meters) -> {
-            ExecutorService pool = Executors.newSingleThreadExecutor();
-            try {
-                Future<String> running = pool.submit(() -> service.interruptible());
-                assertThat(service.started().await(10, TimeUnit.SECONDS)).isTrue();
-                for (int i = 0; i < 5; i++) {
-                    redis.node(i).pause();
-                }
-                try {
-                    assertThat(running.get(10, TimeUnit.SECONDS)).isEqualTo("interrupted");
-                }
-                finally {
-                    for (int i = 0; i < 5; i++) {
-                        redis.node(i).resume();
-                    }
-                }
-                assertThat(meters.get("redlock.lost").tag("lock", "interruptible").counter().count()).isEqualTo(1);
-                assertThat(Thread.currentThread().isInterrupted()).isFalse();
-            }
-            finally {
-                pool.shutdownNow();
-            }
+            assertThat(loseTheLockOfTheInterruptibleMethod(service)).isEqualTo("interrupted");
+            assertThat(Thread.currentThread().isInterrupted()).isFalse();
         });
     }
 
     @Test
-    void maxHoldEndsTheExtensionAndTheOverrunIsCountedOnce() {
+    void aLostLockIsCounted() throws Exception {
+        withService((service, redlock, meters) -> {
+            loseTheLockOfTheInterruptibleMethod(service);
+            assertThat(meters.get("redlock.lost").tag("lock", "interruptible").counter().count()).isEqualTo(1);
+        });
+    }
+
+    /** Pauses every node while the interruptible method runs, and returns what the method returned. */
+    private static String loseTheLockOfTheInterruptibleMethod(PriceService service) throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<String> running = pool.submit(() -> service.interruptible());
+            assertThat(service.started().await(10, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < 5; i++) {
+                redis.node(i).pause();
+            }
+            try {
+                return running.get(10, TimeUnit.SECONDS);
+            }
+            finally {
+                for (int i = 0; i < 5; i++) {
+                    redis.node(i).resume();
+                }
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void maxHoldEndsTheExtension() {
+        withService((service, redlock, meters) -> {
+            service.overrun();
+            assertThat(redlock.tryAcquire("overrun", Duration.ofSeconds(1)).map(RedlockLease::release)).contains(true);
+        });
+    }
+
+    @Test
+    void anOverrunOfTheMaxHoldIsCountedOnce() {
         withService((service, redlock, meters) -> {
             service.overrun();
             assertThat(meters.get("redlock.lost").tag("lock", "overrun").counter().count()).isEqualTo(1);
-            assertThat(redlock.tryAcquire("overrun", Duration.ofSeconds(1)).map(RedlockLease::release)).contains(true);
         });
     }
 
@@ -192,6 +234,13 @@ class RedlockedModesTests {
     interface ServiceTest {
 
         void run(PriceService service, Redlock redlock, MeterRegistry meters) throws Exception;
+
+    }
+
+    @FunctionalInterface
+    interface WhileHeld {
+
+        void run() throws Exception;
 
     }
 

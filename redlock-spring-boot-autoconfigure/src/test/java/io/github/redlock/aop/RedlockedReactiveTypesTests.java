@@ -6,9 +6,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redlock.annotation.Redlocked;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Publisher;
@@ -31,17 +30,8 @@ class RedlockedReactiveTypesTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private NodeKeys keys;
-
-    @BeforeEach
-    void connect() {
-        this.keys = new NodeKeys(redis);
-    }
-
-    @AfterEach
-    void close() {
-        this.keys.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeKeys> keys = RedisClientExtension.of(redis, NodeKeys::new);
 
     @Test
     void aPlainPublisherResultHoldsTheLockFromSubscriptionUntilItCompletes() {
@@ -51,12 +41,12 @@ class RedlockedReactiveTypesTests {
                 .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()))
                 .run((context) -> {
                     Publisher<Integer> feed = context.getBean(Feeds.class).feed("1");
-                    assertThat(this.keys.holding("redlock:feed:1")).as("nodes holding the key before the subscription").isZero();
+                    assertThat(this.keys.get().holding("redlock:feed:1")).as("nodes holding the key before the subscription").isZero();
                     List<Integer> holdingWhileEmitting = new CopyOnWriteArrayList<>();
-                    Flux.from(feed).doOnNext((item) -> holdingWhileEmitting.add(this.keys.holding("redlock:feed:1")))
+                    Flux.from(feed).doOnNext((item) -> holdingWhileEmitting.add(this.keys.get().holding("redlock:feed:1")))
                             .blockLast(Duration.ofSeconds(10));
                     assertThat(holdingWhileEmitting).hasSize(3).allSatisfy((nodes) -> assertThat(nodes).isGreaterThanOrEqualTo(3));
-                    this.keys.awaitGone("redlock:feed:1", Duration.ofSeconds(2));
+                    this.keys.get().awaitGone("redlock:feed:1", Duration.ofSeconds(2));
                 });
     }
 

@@ -9,9 +9,8 @@ import io.github.redlock.annotation.Redlocked;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
+import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
@@ -38,21 +37,11 @@ class RedlockedReentrantAsyncTests {
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
-    private Redlock otherInstance;
+    @RegisterExtension
+    final RedisClientExtension<Redlock> otherInstance = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
 
-    private NodeKeys keys;
-
-    @BeforeEach
-    void connect() {
-        this.otherInstance = Redlock.builder().nodes(redis.uris()).build();
-        this.keys = new NodeKeys(redis);
-    }
-
-    @AfterEach
-    void close() {
-        this.keys.close();
-        this.otherInstance.close();
-    }
+    @RegisterExtension
+    final RedisClientExtension<NodeKeys> keys = RedisClientExtension.of(redis, NodeKeys::new);
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
@@ -69,7 +58,7 @@ class RedlockedReentrantAsyncTests {
             assertThat(reports.start("1", done)).isEqualTo("started");
             assertHeldElsewhereFor("report:1", Duration.ofSeconds(1));
             done.complete("rendered");
-            this.keys.awaitGone("redlock:report:1", Duration.ofSeconds(5));
+            this.keys.get().awaitGone("redlock:report:1", Duration.ofSeconds(5));
             assertFreeForAnotherInstance("report:1");
         });
     }
@@ -82,7 +71,7 @@ class RedlockedReentrantAsyncTests {
             assertThat(reports.startReactive("2", done)).isEqualTo("started");
             assertHeldElsewhereFor("report:2", Duration.ofSeconds(1));
             done.complete("rendered");
-            this.keys.awaitGone("redlock:report:2", Duration.ofSeconds(5));
+            this.keys.get().awaitGone("redlock:report:2", Duration.ofSeconds(5));
             assertFreeForAnotherInstance("report:2");
         });
     }
@@ -94,14 +83,14 @@ class RedlockedReentrantAsyncTests {
             CompletableFuture<String> done = new CompletableFuture<>();
             AtomicReference<Mono<String>> prepared = new AtomicReference<>();
             assertThat(reports.prepare("3", done, prepared)).isEqualTo("prepared");
-            this.keys.awaitGone("redlock:report:3", Duration.ofSeconds(5)); // the outer call released
+            this.keys.get().awaitGone("redlock:report:3", Duration.ofSeconds(5)); // the outer call released
             CompletableFuture<String> result = prepared.get().toFuture();
-            NodeKeys.await(() -> this.keys.holding("redlock:report:3") >= 3, Duration.ofSeconds(5),
-                    () -> "the late subscription runs without the lock: " + this.keys.holding("redlock:report:3") + " node(s) hold it");
+            NodeKeys.await(() -> this.keys.get().holding("redlock:report:3") >= 3, Duration.ofSeconds(5),
+                    () -> "the late subscription runs without the lock: " + this.keys.get().holding("redlock:report:3") + " node(s) hold it");
             assertHeldElsewhereFor("report:3", Duration.ofMillis(500));
             done.complete("rendered");
             assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo("rendered");
-            this.keys.awaitGone("redlock:report:3", Duration.ofSeconds(5));
+            this.keys.get().awaitGone("redlock:report:3", Duration.ofSeconds(5));
         });
     }
 
@@ -109,8 +98,8 @@ class RedlockedReentrantAsyncTests {
     private void assertHeldElsewhereFor(String key, Duration period) throws InterruptedException {
         long end = System.nanoTime() + period.toNanos();
         do {
-            assertThat(this.keys.holding("redlock:" + key)).as("nodes holding %s", key).isGreaterThanOrEqualTo(3);
-            assertThat(this.otherInstance.tryAcquire(key, Duration.ofSeconds(5)).map(RedlockLease::release))
+            assertThat(this.keys.get().holding("redlock:" + key)).as("nodes holding %s", key).isGreaterThanOrEqualTo(3);
+            assertThat(this.otherInstance.get().tryAcquire(key, Duration.ofSeconds(5)).map(RedlockLease::release))
                     .as("another instance acquiring %s", key).isEmpty();
             Thread.sleep(100);
         }
@@ -118,7 +107,7 @@ class RedlockedReentrantAsyncTests {
     }
 
     private void assertFreeForAnotherInstance(String key) {
-        assertThat(this.otherInstance.tryAcquire(key, Duration.ofSeconds(5)).map(RedlockLease::release)).contains(true);
+        assertThat(this.otherInstance.get().tryAcquire(key, Duration.ofSeconds(5)).map(RedlockLease::release)).contains(true);
     }
 
     static class Reports {

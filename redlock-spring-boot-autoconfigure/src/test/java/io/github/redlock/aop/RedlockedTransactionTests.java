@@ -91,11 +91,19 @@ class RedlockedTransactionTests {
     }
 
     @Test
-    void aspectOrderIsTheAspectsOrderAndWrapsADefaultTransactionByDefault() {
+    void theAspectWrapsADefaultTransactionByDefault() {
         runner().run((context) -> assertThat(context.getBean(RedlockedAspect.class).getOrder())
                 .isEqualTo(Ordered.LOWEST_PRECEDENCE - 1));
+    }
+
+    @Test
+    void aspectOrderIsTheAspectsOrder() {
         runner().withPropertyValues("redlock.aspect-order=-5").run((context) -> assertThat(
                 context.getBean(RedlockedAspect.class).getOrder()).isEqualTo(-5));
+    }
+
+    @Test
+    void anAspectOrderThatIsNotANumberFailsTheStartup() {
         runner().withPropertyValues("redlock.aspect-order=first").run((context) -> {
             // Boot's failure analysis reports the BindException it finds among the causes.
             List<Throwable> causes = Stream.iterate(context.getStartupFailure(), Objects::nonNull, Throwable::getCause).toList();
@@ -158,7 +166,7 @@ class RedlockedTransactionTests {
 
         @Bean(destroyMethod = "close")
         NodeKeys nodeKeys() {
-            return new NodeKeys(redis);
+            return new NodeKeys(redis.uris());
         }
 
         @Bean(destroyMethod = "shutdown")

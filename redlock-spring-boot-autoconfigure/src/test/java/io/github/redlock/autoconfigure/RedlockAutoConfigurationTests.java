@@ -186,7 +186,7 @@ class RedlockAutoConfigurationTests {
     }
 
     @Test
-    void theApplicationsOwnRedisConnectionAndTemplateKeepWorking() {
+    void theApplicationsOwnRedisTemplateKeepsWorkingBesideTheLock() {
         this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
                 .withPropertyValues(nodes(redis.uris()))
                 .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.node(2).port(),

@@ -16,15 +16,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedlockConfigurationFailureAnalyzerTests {
 
     @Test
-    void reportsTheDescriptionAndTheActionOfANestedAnnotationFailure() {
-        RedlockConfigurationException cause = new RedlockConfigurationException("@Redlocked key '' of Jobs.run() is blank.",
-                "Give the key a name.", null);
-        FailureAnalysis analysis = new RedlockConfigurationFailureAnalyzer()
-                .analyze(new BeanCreationException("jobs", "Failed to instantiate", cause));
+    void reportsTheDescriptionOfANestedAnnotationFailure() {
+        FailureAnalysis analysis = analyzeNested(blankKey());
         assertThat(analysis).isNotNull();
         assertThat(analysis.getDescription()).isEqualTo("@Redlocked key '' of Jobs.run() is blank.");
+    }
+
+    @Test
+    void reportsTheActionOfANestedAnnotationFailure() {
+        FailureAnalysis analysis = analyzeNested(blankKey());
+        assertThat(analysis).isNotNull();
         assertThat(analysis.getAction()).isEqualTo("Give the key a name.");
+    }
+
+    @Test
+    void keepsTheNestedAnnotationFailureAsTheCause() {
+        RedlockConfigurationException cause = blankKey();
+        FailureAnalysis analysis = analyzeNested(cause);
+        assertThat(analysis).isNotNull();
         assertThat(analysis.getCause()).isSameAs(cause);
+    }
+
+    private static RedlockConfigurationException blankKey() {
+        return new RedlockConfigurationException("@Redlocked key '' of Jobs.run() is blank.", "Give the key a name.", null);
+    }
+
+    /** Analyzes a bean creation failure caused by {@code cause}, as a start-up with a bad annotation has. */
+    private static FailureAnalysis analyzeNested(RedlockConfigurationException cause) {
+        return new RedlockConfigurationFailureAnalyzer().analyze(new BeanCreationException("jobs", "Failed to instantiate", cause));
     }
 
     @Test

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedlockQuarantineHealthTests {
 
     @Test
-    void healthIsDownWhileAQuorumIsQuarantinedAndRecoversByItself() throws Exception {
+    void healthIsDownUntilTheQuarantineOfAQuorumEnds() throws Exception {
         try (RedisNodes fresh = RedisNodes.start(3)) {
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, RedlockAutoConfiguration.class,

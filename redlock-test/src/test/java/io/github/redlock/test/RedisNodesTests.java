@@ -48,7 +48,7 @@ class RedisNodesTests {
     }
 
     @Test
-    void cutOffNodeDropsAndRefusesClientsButKeepsItsKeysUntilHealed() throws Exception {
+    void cutOffNodeDropsItsOpenConnections() throws Exception {
         try (RedisNodes redis = RedisNodes.start(1)) {
             RedisNode node = redis.node(0);
             try (java.net.Socket client = Resp.open(node.port(), 1000)) {
@@ -56,21 +56,49 @@ class RedisNodesTests {
                 node.cutOff();
                 assertThat(client.getInputStream().read()).as("the open connection is closed").isEqualTo(-1);
             }
+        }
+    }
+
+    @Test
+    void cutOffNodeRefusesNewClientsUntilHealed() throws Exception {
+        try (RedisNodes redis = RedisNodes.start(1)) {
+            RedisNode node = redis.node(0);
+            node.cutOff();
             assertThat(Resp.command(node.port(), 1000, "PING")).startsWith("-ERR max number of clients");
+            node.heal();
+            assertThat(Resp.command(node.port(), 1000, "PING")).isEqualTo("+PONG");
+        }
+    }
+
+    @Test
+    void cutOffNodeKeepsItsKeys() throws Exception {
+        try (RedisNodes redis = RedisNodes.start(1)) {
+            RedisNode node = redis.node(0);
+            assertThat(Resp.command(node.port(), 1000, "SET", "k", "v")).isEqualTo("+OK");
+            node.cutOff();
             node.heal();
             assertThat(Resp.command(node.port(), 1000, "GET", "k")).isEqualTo("$1");
         }
     }
 
     @Test
-    void killedNodeRefusesConnectionsAndRestartsEmptyOnTheSamePort() throws IOException {
+    void killedNodeRefusesConnections() throws IOException {
+        try (RedisNodes redis = RedisNodes.start(1)) {
+            RedisNode node = redis.node(0);
+            int port = node.port();
+            node.kill();
+            assertThat(node.isRunning()).isFalse();
+            assertThatExceptionOfType(IOException.class).isThrownBy(() -> Resp.command(port, 300, "PING"));
+        }
+    }
+
+    @Test
+    void killedNodeRestartsEmptyOnTheSamePort() throws IOException {
         try (RedisNodes redis = RedisNodes.start(1)) {
             RedisNode node = redis.node(0);
             int port = node.port();
             assertThat(Resp.command(port, 1000, "SET", "k", "v")).isEqualTo("+OK");
             node.kill();
-            assertThat(node.isRunning()).isFalse();
-            assertThatExceptionOfType(IOException.class).isThrownBy(() -> Resp.command(port, 300, "PING"));
             node.restart();
             assertThat(node.port()).isEqualTo(port);
             assertThat(Resp.command(port, 1000, "EXISTS", "k")).isEqualTo(":0");
@@ -78,7 +106,21 @@ class RedisNodesTests {
     }
 
     @Test
-    void resetUndoesFaultsAndDeletesKeys() throws IOException {
+    void resetUndoesFaults() throws IOException {
+        try (RedisNodes redis = RedisNodes.start(2)) {
+            redis.node(0).pause();
+            redis.node(1).kill();
+            redis.reset();
+            for (RedisNode node : redis.nodes()) {
+                assertThat(node.isRunning()).isTrue();
+                assertThat(node.isPaused()).isFalse();
+                assertThat(Resp.command(node.port(), 1000, "PING")).isEqualTo("+PONG");
+            }
+        }
+    }
+
+    @Test
+    void resetDeletesKeys() throws IOException {
         try (RedisNodes redis = RedisNodes.start(2)) {
             Resp.command(redis.node(0).port(), 1000, "SET", "k", "v");
             redis.node(0).pause();
