@@ -91,6 +91,9 @@ final class LeaseWatch {
     void watchValidity() {
         if (this.holdDeadlineNanos == 0) {
             watchIn(this.lease.validLeft(System.nanoTime()));
+            if (this.holdDeadlineNanos != 0) {
+                watchIn(nextExtensionDelay()); // extension started meanwhile, and its task was just replaced
+            }
         }
     }
 

@@ -131,7 +131,8 @@ final class LockEngine {
             // On all nodes, including those that said no or timed out; enqueued before the caller learns of
             // the failure, so that its next attempt follows the clean-up on every connection.
             LuaScript cleanup = retrying ? type.retryCleanupScript() : type.releaseScript();
-            long owedUntil = System.nanoTime() + ttlNanos;
+            // A read or write lock's retry clean-up is never owed: the next attempt uses the same token.
+            long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + ttlNanos;
             return this.nodes.inProgramOrder(() -> {
                 // sent here, not through release(): one hop at most
                 this.followUps.release(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes }, call, owedUntil);

@@ -176,9 +176,11 @@ final class NodeConnection implements RedisConnectionStateListener {
                         this.scriptsLoaded = true;
                         this.onReady.run(); // the connection works: what could not be sent before goes now
                     }
-                    else if (attempt < 100 && !this.closed) {
-                        // Rejected while the handshake runs, or the node went away: a later reconnect retries too.
-                        this.scheduler.schedule(() -> loadScripts(attempt + 1), 50, TimeUnit.MILLISECONDS);
+                    else if (!this.closed && isConnected()) {
+                        // Rejected while the handshake runs, or while the node loads its data (LOADING): keep trying
+                        // while connected, backing off to a second; a reconnect starts again.
+                        this.scheduler.schedule(() -> loadScripts(attempt + 1), Math.min(1000, 50L << Math.min(attempt, 5)),
+                                TimeUnit.MILLISECONDS);
                     }
                 });
     }

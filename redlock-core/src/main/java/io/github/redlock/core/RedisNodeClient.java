@@ -26,6 +26,10 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * A release or clean-up that could not be sent (the node was disconnected) is owed: it is sent again once
  * the node is connected and has its scripts, as long as the key could still exist, up to
  * {@link NodeLimits#OWED_LIMIT} per node; past that the key expires with its ttl, and a warning says so.
+ * <p>
+ * It holds every command the algorithm sends to one node, each with its own bound, which is most of its
+ * length; the connection's life is {@link NodeConnection}'s, the vote {@link NodeVote}'s, what is owed
+ * {@link OwedReleases}'.
  */
 final class RedisNodeClient {
 
@@ -46,11 +50,11 @@ final class RedisNodeClient {
     /** Checks the node before it votes, after each (re)connection; until then it does not vote. */
     private volatile Runnable check = () -> { };
 
-    /** Whether the node may vote, and from when: set by the check after each (re)connection. */
-    private final java.util.concurrent.atomic.AtomicReference<Vote> vote = new java.util.concurrent.atomic.AtomicReference<>(Vote.unchecked(0));
+    /** Whether the node may vote: set by the check after each (re)connection. */
+    private final NodeVote vote = new NodeVote();
 
-    /** The {@code run_id} this client last saw the node answer with, or null. */
-    private volatile String runId;
+    /** Whether a resend of owed releases is scheduled. */
+    private final java.util.concurrent.atomic.AtomicBoolean resendPending = new java.util.concurrent.atomic.AtomicBoolean();
 
     RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
         this.name = nameOf(uri);
@@ -75,39 +79,14 @@ final class RedisNodeClient {
         return this.link.isConnected();
     }
 
-    /** Sets what checks the node after each (re)connection; it must end in {@link #voteFrom}. */
+    /** Sets what checks the node after each (re)connection; it must end in {@link NodeVote#voteFrom}. */
     void checkWith(Runnable check) {
         this.check = check;
     }
 
-    /**
-     * Lets the node vote from {@code fromNanos} ({@link System#nanoTime()}), as checked on the connection of
-     * {@code epoch}; before that its acquisitions are refused without sending, for {@code reason}. Ignored when
-     * the connection dropped since (a later epoch): that connection's check decides.
-     * @return whether it was applied
-     */
-    boolean voteFrom(long epoch, long fromNanos, String reason) {
-        Vote current = this.vote.get();
-        return current.epoch() == epoch && this.vote.compareAndSet(current, new Vote(true, fromNanos, reason, epoch));
-    }
-
-    /** Whether the node may vote now: connected, checked since, and out of quarantine. */
-    boolean mayVote() {
-        Vote current = this.vote.get();
-        return current.checked() && current.fromNanos() - System.nanoTime() <= 0;
-    }
-
-    /** Whether and from when ({@code nanoTime}) the node votes, and why it waits; its epoch counts the disconnects. */
-    Vote vote() {
-        return this.vote.get();
-    }
-
-    String runId() {
-        return this.runId;
-    }
-
-    void runId(String runId) {
-        this.runId = runId;
+    /** Whether the node may vote, and its {@code run_id}. */
+    NodeVote vote() {
+        return this.vote;
     }
 
     /** The connection works again: send what is owed, and check the node before it votes. */
@@ -118,7 +97,7 @@ final class RedisNodeClient {
 
     /** The connection dropped: the node may come back as another server process, unchecked. */
     private void down() {
-        this.vote.updateAndGet((current) -> Vote.unchecked(current.epoch() + 1));
+        this.vote.disconnected();
     }
 
     /**
@@ -170,15 +149,28 @@ final class RedisNodeClient {
             call.record(index, this.link.notConnected());
             return;
         }
+        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
         if (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index)) {
             return;
         }
         this.awaitingReply.incrementAndGet();
         async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> {
             this.awaitingReply.decrementAndGet();
-            call.record(index, (failure != null) ? NodeReply.failure(failure)
-                    : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED);
+            call.record(index, acrossReconnect(epoch, (failure != null) ? NodeReply.failure(failure)
+                    : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED));
         });
+    }
+
+    /**
+     * A yes to an acquisition sent while the node voted but answered after the connection dropped and came back:
+     * it may come from a restarted, unchecked server, so it counts as an error, not a vote (an error, not a
+     * rejection, so that the clean-up still goes to the node).
+     */
+    private NodeReply acrossReconnect(long epoch, NodeReply reply) {
+        if (reply.granted() && this.vote.current().epoch() != epoch) {
+            return new NodeReply(NodeReply.Outcome.ERROR, "error: answered after the connection dropped and came back");
+        }
+        return reply;
     }
 
     /**
@@ -186,10 +178,11 @@ final class RedisNodeClient {
      * without sending, like a SET, while too many replies are pending.
      */
     void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
         if (this.link.commands() != null && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
             return;
         }
-        eval(script, keys, args, call, index);
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch, scriptReply(reply, failure))));
     }
 
     /**
@@ -211,14 +204,23 @@ final class RedisNodeClient {
      * is back, until {@code owedUntilNanos} ({@link System#nanoTime()}), after which the key cannot exist.
      */
     void release(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, long owedUntilNanos) {
-        OwedReleases.Release entry = new OwedReleases.Release(script, keys, args, owedUntilNanos);
+        OwedReleases.Release entry = (owedUntilNanos != 0) ? new OwedReleases.Release(script, keys, args, owedUntilNanos) : null;
         send(script, keys, args, call, index, (reply, failure) -> {
             NodeReply result = scriptReply(reply, failure);
-            if (result.outcome() == NodeReply.Outcome.REJECTED) {
+            if (entry != null && notDelivered(result)) {
                 owe(entry);
             }
             call.record(index, result);
         });
+    }
+
+    /** Whether a release did not reach the node: rejected before sending, or cut off by a dropped connection. */
+    private static boolean notDelivered(NodeReply reply) {
+        if (reply.outcome() == NodeReply.Outcome.REJECTED) {
+            return true;
+        }
+        String reason = reply.reason().toLowerCase(java.util.Locale.ROOT);
+        return reply.outcome() == NodeReply.Outcome.ERROR && (reason.contains("disconnected") || reason.contains("connection closed"));
     }
 
     /**
@@ -226,17 +228,10 @@ final class RedisNodeClient {
      * quarantined): nothing sent, so no clean-up owed.
      */
     private boolean refusedAsNotVoting(QuorumCall call, int index) {
-        if (mayVote()) {
+        if (this.vote.mayVote()) {
             return false;
         }
-        Vote current = this.vote.get();
-        if (!current.checked()) {
-            call.record(index, isConnected() ? NodeReply.notVoting("not checked yet since it connected")
-                    : NodeReply.notConnected("disconnected"));
-            return true;
-        }
-        call.record(index, NodeReply.notVoting(current.reason() + " (votes again in "
-                + Durations.millis(Math.max(0, current.fromNanos() - System.nanoTime())) + ")"));
+        call.record(index, this.vote.refusal(isConnected()));
         return true;
     }
 
@@ -297,9 +292,14 @@ final class RedisNodeClient {
 
     /** Keeps a release that could not be sent, to send when the node is back. */
     private void owe(OwedReleases.Release release) {
-        if (!this.link.isClosed() && this.owed.owe(release) && this.link.scriptsLoaded() && isConnected()) {
-            // Connected again meanwhile (or the node refused for its queue): try again shortly, off this call's thread.
-            this.scheduler.schedule(this::resendOwed, 50, TimeUnit.MILLISECONDS);
+        if (!this.link.isClosed() && this.owed.owe(release) && this.link.scriptsLoaded() && isConnected()
+                && this.resendPending.compareAndSet(false, true)) {
+            // Connected again meanwhile (or the node refused for its queue): try again shortly, off this call's
+            // thread, with one pending resend per node however many releases are owed.
+            this.scheduler.schedule(() -> {
+                this.resendPending.set(false);
+                resendOwed();
+            }, 50, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -331,21 +331,6 @@ final class RedisNodeClient {
 
     private static Throwable unwrap(Throwable failure) {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-    }
-
-    /**
-     * Whether a node votes: unchecked after each (re)connection, then voting from a time (a quarantine ends).
-     * @param checked whether the node was checked since it connected
-     * @param fromNanos from when ({@link System#nanoTime()}) it votes
-     * @param reason why it waits, when it does
-     * @param epoch how many times the connection dropped before: a check applies only to its own epoch
-     */
-    record Vote(boolean checked, long fromNanos, String reason, long epoch) {
-
-        static Vote unchecked(long epoch) {
-            return new Vote(false, 0, "not checked yet since it connected", epoch);
-        }
-
     }
 
 }

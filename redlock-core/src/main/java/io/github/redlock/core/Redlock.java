@@ -255,11 +255,9 @@ public final class Redlock implements AutoCloseable {
                 done.lease().releaseAsync();
             }
         });
-        result.whenComplete((value, failure) -> {
-            if (result.isCancelled()) {
-                attempt.cancel(false); // stops retries; a lease that arrives later is released
-            }
-        });
+        // However the caller ends it (cancel, orTimeout, complete): retries stop, and a lease that arrives later is
+        // released. After the hand-off above, the attempt is complete already and this does nothing.
+        result.whenComplete((value, failure) -> attempt.cancel(false));
         return result;
     }
 
@@ -295,7 +293,7 @@ public final class Redlock implements AutoCloseable {
         Map<String, NodeStatus> statuses = new LinkedHashMap<>();
         long now = System.nanoTime();
         for (RedisNodeClient node : this.nodes) {
-            RedisNodeClient.Vote vote = node.vote();
+            NodeVote.State vote = node.vote().current();
             NodeStatus status;
             if (!node.isConnected() || !vote.checked()) {
                 status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO,

@@ -242,7 +242,12 @@ public final class RedlockLease implements AutoCloseable {
             return this.release.get();
         }
         this.watch.stop();
-        this.operations.release(this.handle).whenComplete((released, failure) -> mine.complete(failure == null && released));
+        try {
+            this.operations.release(this.handle).whenComplete((released, failure) -> mine.complete(failure == null && released));
+        }
+        catch (RuntimeException ex) {
+            mine.complete(false); // e.g. its Redlock was closed: the keys expire with their ttl
+        }
         return mine;
     }
 

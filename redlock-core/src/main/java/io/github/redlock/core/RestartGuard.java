@@ -26,6 +26,12 @@ final class RestartGuard implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(RestartGuard.class.getName());
 
+    /** A read of another node's records that failed or timed out. */
+    private static final Object NO_ANSWER = new Object();
+
+    /** The check could not decide (too few nodes answered): the node stays unchecked and is checked again. */
+    private static final String UNDECIDED = new String("undecided");
+
     /** How long a node that is not an independent master waits: until its next connection's check. */
     private static final long EXCLUDED_NANOS = Long.MAX_VALUE / 4;
 
@@ -41,8 +47,15 @@ final class RestartGuard implements AutoCloseable {
     /** How long a restarted node waits after its start before it votes: maxTtl, drift, and a second. */
     private final long quarantineNanos;
 
-    /** How long a record of a node matters, and is kept: as long as a quarantine. */
-    private final byte[] keepMillis;
+    /**
+     * How long a record of a node matters, and is kept: a restart matters while its lost keys may live, up to
+     * a quarantine after the crash, and the crash may come a refresh period after the last record and up to a
+     * quarantine before the restart is checked. So two quarantines and a refresh period.
+     */
+    private final long keepMillis;
+
+    /** How often each client writes its records again. */
+    private final long refreshMillis;
 
     private final EventExecutorGroup scheduler;
 
@@ -54,7 +67,8 @@ final class RestartGuard implements AutoCloseable {
         this.mode = mode;
         this.scheduler = scheduler;
         this.quarantineNanos = TimeUnit.MILLISECONDS.toNanos(maxTtlMillis) + driftNanos + TimeUnit.SECONDS.toNanos(1);
-        this.keepMillis = ascii(Long.toString(TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos)));
+        this.refreshMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos) / 4);
+        this.keepMillis = 2 * TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos) + this.refreshMillis;
         this.recordKeys = new byte[nodes.length][];
         byte[] prefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < nodes.length; i++) {
@@ -90,14 +104,13 @@ final class RestartGuard implements AutoCloseable {
         catch (Exception ex) {
             // Slow nodes are checked when their answers come; they do not vote meanwhile.
         }
-        long period = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos) / 4);
-        this.refresh = this.scheduler.scheduleAtFixedRate(this::refresh, period, period, TimeUnit.MILLISECONDS);
+        this.refresh = this.scheduler.scheduleAtFixedRate(this::refresh, this.refreshMillis, this.refreshMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Checks one node after it (re)connected, and lets it vote, now or after its quarantine. */
     CompletableFuture<Void> check(int index) {
         RedisNodeClient node = this.nodes[index];
-        long epoch = node.vote().epoch(); // before INFO: a disconnect after it voids this check
+        long epoch = node.vote().current().epoch(); // before INFO: a disconnect after it voids this check
         return node.serverInfo().orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
                 .thenCompose((info) -> decide(index, epoch, info))
                 .exceptionally((failure) -> {
@@ -110,11 +123,11 @@ final class RestartGuard implements AutoCloseable {
 
     private CompletableFuture<Void> decide(int index, long epoch, ServerInfo info) {
         RedisNodeClient node = this.nodes[index];
-        if (node.vote().epoch() != epoch) {
+        if (node.vote().current().epoch() != epoch) {
             return CompletableFuture.completedFuture(null); // answered before a disconnect: the next check decides
         }
-        String previous = node.runId();
-        node.runId(info.runId());
+        String previous = node.vote().runId();
+        node.vote().seenRunId(info.runId()); // before comparing with the others: of two concurrent checks, one sees the other
         String notIndependent = notIndependent(index, info);
         if (notIndependent != null) {
             exclude(node, epoch, notIndependent);
@@ -139,13 +152,15 @@ final class RestartGuard implements AutoCloseable {
             reason = restartSeenByOthers(index, info);
         }
         return reason.thenAccept((why) -> {
-            if (why == null) {
-                node.voteFrom(epoch, System.nanoTime(), "");
+            if (why == UNDECIDED) {
+                return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
             }
-            else {
-                quarantine(node, epoch, waitNanos, why);
+            boolean applied = (why == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
+                    : quarantine(node, epoch, waitNanos, why);
+            if (applied) {
+                node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
+                record(index, info.runId()); // after reading: another client's check must still find the old run_id
             }
-            record(index, info.runId()); // after reading: another client's check must still find the old run_id
         });
     }
 
@@ -158,13 +173,13 @@ final class RestartGuard implements AutoCloseable {
             return "a replica, not a master: Redlock needs independent masters";
         }
         for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && info.runId().equals(this.nodes[j].runId())) {
+            if (j != index && info.runId().equals(this.nodes[j].vote().seenRunId())) {
                 if (j < index) {
                     return "the same server as " + this.nodes[j].name() + " (run_id " + info.runId() + "), listed twice";
                 }
                 // Listed after this one: it is the one to exclude, whichever was checked first.
                 RedisNodeClient other = this.nodes[j];
-                exclude(other, other.vote().epoch(), "the same server as " + this.nodes[index].name() + " (run_id "
+                exclude(other, other.vote().current().epoch(), "the same server as " + this.nodes[index].name() + " (run_id "
                         + info.runId() + "), listed twice");
             }
         }
@@ -172,27 +187,40 @@ final class RestartGuard implements AutoCloseable {
     }
 
     private void exclude(RedisNodeClient node, long epoch, String reason) {
-        if (node.voteFrom(epoch, System.nanoTime() + EXCLUDED_NANOS, "not an independent master: " + reason)) {
+        if (node.vote().exclude(epoch, System.nanoTime() + EXCLUDED_NANOS, "not an independent master: " + reason)) {
             logger.log(System.Logger.Level.WARNING, "Redis node " + node.name() + " does not vote: " + reason
                     + ". A quorum of such nodes is not a real one; list N independent masters in the node list.");
         }
     }
 
-    /** Whether the other nodes hold a record of another server process on this node, seen within a quarantine. */
+    /**
+     * Whether the other nodes hold a record of another server process on this node, seen recently enough to
+     * matter. Fails closed: unless at least {@code quorum - 1} other nodes answered (as many as a quorum that
+     * includes this node needs), the answer is {@link #UNDECIDED} and the node is checked again shortly.
+     */
     private CompletableFuture<String> restartSeenByOthers(int index, ServerInfo info) {
-        long keep = TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos);
-        List<CompletableFuture<String>> reads = new ArrayList<>();
+        List<CompletableFuture<Object>> reads = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isConnected()) {
                 reads.add(this.nodes[j].call(LuaScript.NODE_RECORDS, new byte[][] { this.recordKeys[index] })
-                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
-                        .thenApply((reply) -> otherProcess(reply, info.runId(), keep))
-                        .exceptionally((failure) -> null));
+                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER));
             }
         }
-        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> reads.stream()
-                .map(CompletableFuture::join).filter((found) -> found != null).findFirst()
-                .map((found) -> "restarted " + info.uptimeSeconds() + " s ago while in use (" + found + ")").orElse(null));
+        int needed = this.nodes.length / 2; // quorum - 1
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+            long answered = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
+            String found = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER)
+                    .map((reply) -> otherProcess(reply, info.runId(), this.keepMillis)).filter((seen) -> seen != null)
+                    .findFirst().orElse(null);
+            if (found != null) {
+                return "restarted " + info.uptimeSeconds() + " s ago while in use (" + found + ")";
+            }
+            if (answered < needed) {
+                this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
+                return UNDECIDED;
+            }
+            return null;
+        });
     }
 
     /** Describes a record of another run_id seen within {@code keepMillis}, or returns null. */
@@ -210,18 +238,19 @@ final class RestartGuard implements AutoCloseable {
         return null;
     }
 
-    private void quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
-        if (!node.voteFrom(epoch, System.nanoTime() + waitNanos, "quarantined: " + reason)) {
-            return; // the connection dropped meanwhile: its next check decides
+    private boolean quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
+        if (!node.vote().voteFrom(epoch, System.nanoTime() + waitNanos, "quarantined: " + reason)) {
+            return false; // the connection dropped meanwhile: its next check decides
         }
-        RedisNodeClient.Vote vote = node.vote();
+        NodeVote.State vote = node.vote().current();
         logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " does not vote for the next "
                 + Duration.ofNanos(waitNanos).toSeconds() + " s: " + reason + "; it may have lost keys of locks still held");
         this.scheduler.schedule(() -> {
-            if (node.vote() == vote) {
+            if (node.vote().current() == vote) {
                 logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " votes again: its quarantine is over");
             }
         }, waitNanos, TimeUnit.NANOSECONDS);
+        return true;
     }
 
     /** Records, on every other connected node, that this client sees the node answer as {@code runId} now. */
@@ -229,7 +258,7 @@ final class RestartGuard implements AutoCloseable {
         byte[] run = ascii(runId);
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isConnected()) {
-                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, this.keepMillis)
+                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, ascii(Long.toString(this.keepMillis)))
                         .exceptionally((failure) -> null); // refreshed again soon
             }
         }
@@ -237,8 +266,8 @@ final class RestartGuard implements AutoCloseable {
 
     private void refresh() {
         for (int i = 0; i < this.nodes.length; i++) {
-            String runId = this.nodes[i].runId();
-            if (runId != null && this.nodes[i].vote().checked()) {
+            String runId = this.nodes[i].vote().runId();
+            if (runId != null && this.nodes[i].vote().current().checked()) {
                 record(i, runId);
             }
         }

@@ -121,14 +121,20 @@ class RedlockConcurrencyTests {
             injectFaults(done, faults);
             return null;
         });
+        // maxTtl = TTL: a restarted node is quarantined for about TTL + 1 s, not the default minute.
+        List<Redlock> quarantining = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            quarantining.add(Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).maxTtl(TTL).build());
+        }
         int total;
         try {
-            total = runWorkers(9, (i) -> (i < iterations || faults.get() < minimumFaults) && System.nanoTime() < deadline,
+            total = runWorkers(quarantining, 9, (i) -> (i < iterations || faults.get() < minimumFaults) && System.nanoTime() < deadline,
                     section);
         }
         finally {
             done.set(true);
             chaos.get(30, TimeUnit.SECONDS);
+            quarantining.forEach(Redlock::close);
         }
         assertThat(faults.get()).as("faults injected while the workers ran").isGreaterThanOrEqualTo(minimumFaults);
         assertThat(total).isGreaterThanOrEqualTo(9 * iterations);
@@ -138,9 +144,13 @@ class RedlockConcurrencyTests {
 
     /** Runs workers that lock, enter the section and release while {@code keepGoing} holds; returns the total. */
     private int runWorkers(int threads, IntPredicate keepGoing, CriticalSection section) throws Exception {
+        return runWorkers(this.clients, threads, keepGoing, section);
+    }
+
+    private int runWorkers(List<Redlock> clients, int threads, IntPredicate keepGoing, CriticalSection section) throws Exception {
         List<Future<Integer>> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            Redlock client = this.clients.get(t % CLIENTS);
+            Redlock client = clients.get(t % clients.size());
             workers.add(this.pool.submit(() -> {
                 int i = 0;
                 while (keepGoing.test(i)) {
@@ -160,9 +170,9 @@ class RedlockConcurrencyTests {
     }
 
     /**
-     * One or two nodes at a time (never a majority) are paused for a while, or killed and restarted after
-     * the ttl has passed: Redlock's "delayed restart" rule, without which a node restarted empty could
-     * grant a lock that another client still holds on it.
+     * One or two nodes at a time (never a majority) are paused for a while, or killed and restarted empty at
+     * once: the clients' restart quarantine (Redlock's "delayed restart" rule) must keep such a node from voting
+     * until every lock it may have held expired, or it could grant a lock that another client still holds.
      */
     private static void injectFaults(AtomicBoolean done, AtomicInteger faults) throws InterruptedException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -181,7 +191,7 @@ class RedlockConcurrencyTests {
             }
             else {
                 victims.forEach(RedisNode::kill);
-                Thread.sleep(TTL.toMillis() + random.nextLong(50, 300));
+                Thread.sleep(random.nextLong(50, 300));
                 victims.forEach(RedisNode::restart);
             }
             faults.incrementAndGet();
