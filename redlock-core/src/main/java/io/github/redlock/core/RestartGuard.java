@@ -29,9 +29,6 @@ final class RestartGuard implements AutoCloseable {
     /** A read of another node's records that failed or timed out. */
     private static final Object NO_ANSWER = new Object();
 
-    /** The check could not decide (too few nodes answered): the node stays unchecked and is checked again. */
-    private static final String UNDECIDED = new String("undecided");
-
     /** How long a node that is not an independent master waits: until its next connection's check. */
     private static final long EXCLUDED_NANOS = Long.MAX_VALUE / 4;
 
@@ -134,29 +131,28 @@ final class RestartGuard implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         long waitNanos = this.quarantineNanos - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
-        CompletableFuture<String> reason;
+        CompletableFuture<Verdict> verdict;
         if (this.mode == RestartQuarantine.NEVER || waitNanos <= 0) {
-            reason = CompletableFuture.completedFuture(null);
+            verdict = CompletableFuture.completedFuture(Verdict.VOTE);
         }
         else if (this.mode == RestartQuarantine.ALWAYS) {
-            reason = CompletableFuture.completedFuture("up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)");
+            verdict = Verdict.wait("up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)");
         }
         else if (info.durable()) {
-            reason = CompletableFuture.completedFuture(null); // appendfsync always: it kept every key it acknowledged
+            verdict = CompletableFuture.completedFuture(Verdict.VOTE); // appendfsync always: it kept every key it acknowledged
         }
         else if (previous != null && !previous.equals(info.runId())) {
-            reason = CompletableFuture.completedFuture("restarted " + info.uptimeSeconds() + " s ago (its run_id changed "
-                    + "while this client was connected)");
+            verdict = Verdict.wait("restarted " + info.uptimeSeconds() + " s ago (its run_id changed while this client was connected)");
         }
         else {
-            reason = restartSeenByOthers(index, info);
+            verdict = restartSeenByOthers(index, info);
         }
-        return reason.thenAccept((why) -> {
-            if (why == UNDECIDED) {
+        return verdict.thenAccept((decided) -> {
+            if (!decided.decided()) {
                 return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
             }
-            boolean applied = (why == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
-                    : quarantine(node, epoch, waitNanos, why);
+            boolean applied = (decided.quarantine() == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
+                    : quarantine(node, epoch, waitNanos, decided.quarantine());
             if (applied) {
                 node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                 record(index, info.runId()); // after reading: another client's check must still find the old run_id
@@ -196,9 +192,9 @@ final class RestartGuard implements AutoCloseable {
     /**
      * Whether the other nodes hold a record of another server process on this node, seen recently enough to
      * matter. Fails closed: unless at least {@code quorum - 1} other nodes answered (as many as a quorum that
-     * includes this node needs), the answer is {@link #UNDECIDED} and the node is checked again shortly.
+     * includes this node needs), the answer is {@link Verdict#UNDECIDED} and the node is checked again shortly.
      */
-    private CompletableFuture<String> restartSeenByOthers(int index, ServerInfo info) {
+    private CompletableFuture<Verdict> restartSeenByOthers(int index, ServerInfo info) {
         List<CompletableFuture<Object>> reads = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isConnected()) {
@@ -213,13 +209,13 @@ final class RestartGuard implements AutoCloseable {
                     .map((reply) -> otherProcess(reply, info.runId(), this.keepMillis)).filter((seen) -> seen != null)
                     .findFirst().orElse(null);
             if (found != null) {
-                return "restarted " + info.uptimeSeconds() + " s ago while in use (" + found + ")";
+                return new Verdict(true, "restarted " + info.uptimeSeconds() + " s ago while in use (" + found + ")");
             }
             if (answered < needed) {
                 this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
-                return UNDECIDED;
+                return Verdict.UNDECIDED;
             }
-            return null;
+            return Verdict.VOTE;
         });
     }
 
@@ -287,6 +283,23 @@ final class RestartGuard implements AutoCloseable {
 
     private static String text(Object value) {
         return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
+    }
+
+    /**
+     * What a check decided: vote now ({@code quarantine} null), wait for the reason given, or nothing yet.
+     * @param decided false when too few nodes answered: the node stays unchecked and is checked again
+     * @param quarantine why the node waits, or null when it votes
+     */
+    private record Verdict(boolean decided, String quarantine) {
+
+        static final Verdict VOTE = new Verdict(true, null);
+
+        static final Verdict UNDECIDED = new Verdict(false, null);
+
+        static CompletableFuture<Verdict> wait(String reason) {
+            return CompletableFuture.completedFuture(new Verdict(true, reason));
+        }
+
     }
 
 }
