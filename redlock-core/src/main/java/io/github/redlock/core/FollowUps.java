@@ -142,8 +142,8 @@ final class FollowUps implements LeaseOperations {
             if (reply.outcome() == NodeReply.Outcome.DENIED) {
                 expiries.drop(i);
             }
-            else if (reply.granted() && reply.heldMillis() > 0) {
-                long held = TimeUnit.MILLISECONDS.toNanos(reply.heldMillis());
+            else if (reply.granted() && reply.value() > 0) {
+                long held = TimeUnit.MILLISECONDS.toNanos(reply.value());
                 long until = call.startNanos() + held - this.nodes.drift(held);
                 expiries.raise(i, until);
                 if (until - now > 0) {

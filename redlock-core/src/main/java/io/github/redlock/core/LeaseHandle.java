@@ -22,11 +22,14 @@ final class LeaseHandle {
 
     private final long ttlMillis;
 
+    /** The lease's fencing token, or 0 when it has none. */
+    private final long fencingToken;
+
     /** The longest time to live this lease asked any node for: how long a release stays worth sending. */
     private volatile long longestTtlMillis;
 
     LeaseHandle(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition, NodeExpiries expiries,
-            int quorum, long ttlMillis) {
+            int quorum, long ttlMillis, long fencingToken) {
         this.type = type;
         this.keys = keys;
         this.tokenBytes = tokenBytes;
@@ -35,6 +38,12 @@ final class LeaseHandle {
         this.quorum = quorum;
         this.ttlMillis = ttlMillis;
         this.longestTtlMillis = ttlMillis;
+        this.fencingToken = fencingToken;
+    }
+
+    /** The fencing token, or 0 when the lease has none (fencing off, or a read lease). */
+    long fencingToken() {
+        return this.fencingToken;
     }
 
     LockType type() {

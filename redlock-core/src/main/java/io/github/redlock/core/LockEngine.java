@@ -27,8 +27,12 @@ final class LockEngine {
     /** How long a refused reader or writer stays queued without trying again, in ms. */
     private final byte[] queueMillis;
 
-    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis) {
+    /** The nodes' fencing counter, or null when fencing is off. */
+    private final byte[] counterKey;
+
+    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte[] counterKey) {
         this.nodes = nodes;
+        this.counterKey = counterKey;
         this.held = new HeldLeases();
         this.followUps = new FollowUps(nodes, this.held, maxTtlMillis);
         this.retryDelayNanos = retryDelayNanos;
@@ -71,7 +75,7 @@ final class LockEngine {
      */
     CompletableFuture<Attempt> acquire(LockType type, String key, String redisKey, long ttlMillis, long waitNanos) {
         CompletableFuture<Attempt> result = new CompletableFuture<>();
-        new Retries(type, key, type.keys(redisKey), ttlMillis, System.nanoTime() + waitNanos, result).run();
+        new Retries(type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos, result).run();
         return result;
     }
 
@@ -89,7 +93,7 @@ final class LockEngine {
         String token = (acquisitionToken != null) ? acquisitionToken : Tokens.newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = this.nodes.newCall(type.command());
-        LuaScript script = type.acquireScript();
+        LuaScript script = type.acquireScript(keys.fence() != null);
         byte[][] args = (script == null) ? null
                 : new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.queueMillis };
         for (int i = 0; i < this.nodes.size(); i++) {
@@ -101,43 +105,91 @@ final class LockEngine {
             }
         }
         return call.decision().thenCompose((reached) -> {
-            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
-            long drift = this.nodes.drift(ttlNanos);
-            long elapsed = call.elapsedNanos();
-            String problem = null;
-            if (reached && ttlNanos - elapsed - drift <= 0) {
-                problem = "validity ran out: the attempt took " + Durations.millis(elapsed) + " of the " + ttlMillis
-                        + " ms ttl (drift " + Durations.millis(drift) + ")";
-            }
-            else if (reached && elapsed > ttlNanos * this.acquisitionBudget) {
-                problem = "the attempt took " + Durations.millis(elapsed) + ", more than the acquisition budget of "
-                        + Durations.millis((long) (ttlNanos * this.acquisitionBudget));
+            String problem = reached ? validityProblem(call.elapsedNanos(), ttlMillis) : null;
+            if (reached && problem == null && keys.fence() != null) {
+                return confirmFencing(type, key, keys, token, call, ttlMillis, deadlineNanos);
             }
             if (reached && problem == null) {
-                NodeExpiries expiries = new NodeExpiries(this.nodes.size(), call.startNanos());
-                for (int i = 0; i < this.nodes.size(); i++) {
-                    NodeReply reply = call.reply(i);
-                    if (reply != null && reply.granted()) {
-                        expiries.raise(i, call.startNanos() + ttlNanos - drift);
-                    }
-                }
-                LeaseHandle handle = new LeaseHandle(type, keys, tokenBytes, call, expiries, this.nodes.quorum(), ttlMillis);
-                RedlockLease lease = new RedlockLease(this.followUps, handle, key, token);
-                this.held.add(lease);
-                return CompletableFuture.completedFuture(Attempt.acquired(lease));
+                return CompletableFuture.completedFuture(granted(type, key, keys, token, call, null, ttlMillis, 0));
             }
-            boolean retrying = System.nanoTime() - deadlineNanos < 0;
-            Attempt failed = Attempt.failed(call, problem, retrying);
-            // On all nodes, including those that said no or timed out; enqueued before the caller learns of
-            // the failure, so that its next attempt follows the clean-up on every connection.
-            LuaScript cleanup = retrying ? type.retryCleanupScript() : type.releaseScript();
-            // A read or write lock's retry clean-up is never owed: the next attempt uses the same token.
-            long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + ttlNanos;
-            return this.nodes.inProgramOrder(() -> {
-                // sent here, not through release(): one hop at most
-                this.followUps.release(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes }, call, owedUntil);
-                return failed;
-            });
+            return failed(type, keys, tokenBytes, call, call, problem, ttlMillis, deadlineNanos);
+        });
+    }
+
+    /**
+     * The second round of a fenced acquisition: the candidate token (the largest counter of the granting nodes)
+     * is written back to the nodes that hold the key; granted if a quorum confirmed within validity.
+     */
+    private CompletableFuture<Attempt> confirmFencing(LockType type, String key, LockType.Keys keys, String token,
+            QuorumCall acquisition, long ttlMillis, long deadlineNanos) {
+        long candidate = Fencing.candidate(acquisition, this.nodes.size());
+        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
+        QuorumCall confirmation = Fencing.confirm(this.nodes, keys, tokenBytes, candidate, acquisition);
+        return confirmation.decision().thenCompose((confirmed) -> {
+            String problem = confirmed ? validityProblem(System.nanoTime() - acquisition.startNanos(), ttlMillis)
+                    : "the fencing token " + candidate + " was confirmed by " + confirmation.granted() + " node(s) of the "
+                            + this.nodes.quorum() + " needed (the others no longer held the key, or did not answer)";
+            if (problem == null) {
+                return CompletableFuture.completedFuture(granted(type, key, keys, token, acquisition, confirmation, ttlMillis, candidate));
+            }
+            return failed(type, keys, tokenBytes, acquisition, confirmed ? acquisition : confirmation, problem, ttlMillis, deadlineNanos);
+        });
+    }
+
+    /** Why a quorum's grant came too late to hold the lock, or null: validity ran out, or the budget was spent. */
+    private String validityProblem(long elapsed, long ttlMillis) {
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        long drift = this.nodes.drift(ttlNanos);
+        if (ttlNanos - elapsed - drift <= 0) {
+            return "validity ran out: the attempt took " + Durations.millis(elapsed) + " of the " + ttlMillis
+                    + " ms ttl (drift " + Durations.millis(drift) + ")";
+        }
+        if (elapsed > ttlNanos * this.acquisitionBudget) {
+            return "the attempt took " + Durations.millis(elapsed) + ", more than the acquisition budget of "
+                    + Durations.millis((long) (ttlNanos * this.acquisitionBudget));
+        }
+        return null;
+    }
+
+    /**
+     * The lease of an attempt that holds the lock: each node that granted holds the key until the attempt's
+     * start plus the ttl, less drift; a node that said no to the fencing token's confirmation holds nothing.
+     */
+    private Attempt granted(LockType type, String key, LockType.Keys keys, String token, QuorumCall acquisition,
+            QuorumCall confirmation, long ttlMillis, long fencingToken) {
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        NodeExpiries expiries = new NodeExpiries(this.nodes.size(), acquisition.startNanos());
+        for (int i = 0; i < this.nodes.size(); i++) {
+            NodeReply reply = acquisition.reply(i);
+            NodeReply confirmed = (confirmation != null) ? confirmation.reply(i) : null;
+            if (reply != null && reply.granted() && (confirmed == null || confirmed.outcome() != NodeReply.Outcome.DENIED)) {
+                expiries.raise(i, acquisition.startNanos() + ttlNanos - this.nodes.drift(ttlNanos));
+            }
+        }
+        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
+        LeaseHandle handle = new LeaseHandle(type, keys, tokenBytes, acquisition, expiries, this.nodes.quorum(), ttlMillis, fencingToken);
+        RedlockLease lease = new RedlockLease(this.followUps, handle, key, token);
+        this.held.add(lease);
+        return Attempt.acquired(lease);
+    }
+
+    /**
+     * A failed attempt: the lease's entries are deleted on every node the acquisition may have reached,
+     * including those that said no or timed out; enqueued before the caller learns of the failure, so that its
+     * next attempt follows the clean-up on every connection.
+     * @param report the call whose replies the failure reports
+     */
+    private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
+            QuorumCall report, String problem, long ttlMillis, long deadlineNanos) {
+        boolean retrying = System.nanoTime() - deadlineNanos < 0;
+        Attempt failed = Attempt.failed(report, problem, retrying);
+        LuaScript cleanup = retrying ? type.retryCleanupScript() : type.releaseScript();
+        // A read or write lock's retry clean-up is never owed: the next attempt uses the same token.
+        long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        return this.nodes.inProgramOrder(() -> {
+            // sent here, not through release(): one hop at most
+            this.followUps.release(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes }, acquisition, owedUntil);
+            return failed;
         });
     }
 

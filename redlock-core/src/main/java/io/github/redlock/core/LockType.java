@@ -11,7 +11,8 @@ import java.nio.charset.StandardCharsets;
  * {@code queued-writers} and {@code queued-readers} (refused writers and readers by arrival) and
  * {@code queue-expiry} (the expiry of each queue entry). Keys are UTF-8, which never contains the byte
  * {@code 0xFF}, so no user key, whatever its text, names a part of a read-write lock, and no read-write lock
- * shares a key with an exclusive lock.
+ * shares a key with an exclusive lock. With fencing on, each node also keeps one fencing counter for all
+ * locks, {@code <prefix>}, the byte {@code 0xFF}, then {@code fencing-counter} (see {@link Fencing}).
  */
 enum LockType {
 
@@ -38,11 +39,19 @@ enum LockType {
         return this.command;
     }
 
-    /** The Redis keys of a lock of this type, and which of them each step uses. */
-    Keys keys(String redisKey) {
+    /**
+     * The Redis keys of a lock of this type, and which of them each step uses.
+     * @param counterKey the nodes' fencing counter, or null when fencing is off; a read lock is never fenced
+     */
+    Keys keys(String redisKey, byte[] counterKey) {
         if (this == EXCLUSIVE) {
-            byte[][] key = { redisKey.getBytes(StandardCharsets.UTF_8) };
-            return new Keys(key, key, key, key);
+            byte[] lock = redisKey.getBytes(StandardCharsets.UTF_8);
+            byte[][] key = { lock };
+            if (counterKey != null) {
+                byte[][] fenced = { lock, counterKey };
+                return new Keys(fenced, key, key, key, fenced);
+            }
+            return new Keys(key, key, key, key, null);
         }
         byte[] base = redisKey.getBytes(StandardCharsets.UTF_8);
         byte[] writer = part(base, "writer");
@@ -51,9 +60,16 @@ enum LockType {
         byte[] queuedReaders = part(base, "queued-readers");
         byte[] queueExpiry = part(base, "queue-expiry");
         byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
-        return (this == READ)
-                ? new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers }, new byte[][] { readers })
-                : new Keys(all, new byte[][] { writer, queuedWriters, queueExpiry }, new byte[][] { writer }, new byte[][] { writer });
+        if (this == READ) {
+            return new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers },
+                    new byte[][] { readers }, null);
+        }
+        byte[][] release = { writer, queuedWriters, queueExpiry };
+        if (counterKey != null) {
+            byte[][] fencedAll = { writer, readers, queuedWriters, queuedReaders, queueExpiry, counterKey };
+            return new Keys(fencedAll, release, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey });
+        }
+        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null);
     }
 
     /** The key of one part of a read-write lock: the lock's key, the separator byte 0xFF, the part's name. */
@@ -65,10 +81,13 @@ enum LockType {
         return key;
     }
 
-    /** The script that acquires a lock of this type on one node; none for the exclusive lock (SET NX PX). */
-    LuaScript acquireScript() {
+    /**
+     * The script that acquires a lock of this type on one node; none for the unfenced exclusive lock (SET NX PX).
+     * @param fenced whether the keys include the fencing counter
+     */
+    LuaScript acquireScript(boolean fenced) {
         return switch (this) {
-            case EXCLUSIVE -> null;
+            case EXCLUSIVE -> fenced ? LuaScript.ACQUIRE_FENCED : null;
             case READ -> LuaScript.ACQUIRE_READ;
             case WRITE -> LuaScript.ACQUIRE_WRITE;
         };
@@ -102,8 +121,10 @@ enum LockType {
      * @param release the release's keys
      * @param extend the extension's keys
      * @param retryCleanup the keys of the clean-up before a retry, or null when it is the release's
+     * @param fence the key that holds the token and the fencing counter, for the token's confirmation; null
+     * when the lock is not fenced
      */
-    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup) {
+    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence) {
 
         byte[][] cleanup(boolean retrying) {
             return (retrying && this.retryCleanup != null) ? this.retryCleanup : this.release;

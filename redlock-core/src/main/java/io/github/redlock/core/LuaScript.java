@@ -29,6 +29,15 @@ final class LuaScript {
 
     static final LuaScript EXTEND_READ = load("extend-read.lua");
 
+    /** The exclusive lock's SET NX PX, raising the node's fencing counter where it set the key. */
+    static final LuaScript ACQUIRE_FENCED = load("acquire-fenced.lua");
+
+    /** The second round of a fenced acquisition: the token written back to the nodes that hold the key. */
+    static final LuaScript CONFIRM_FENCING = load("confirm-fencing.lua");
+
+    /** Reads or raises a node's fencing counter, when it (re)connects (called seldom: by body, not loaded). */
+    static final LuaScript FENCING_FLOOR = load("fencing-floor.lua");
+
     /** Records the server process a client saw on a node (called seldom: by body, not loaded). */
     static final LuaScript NODE_RECORD = load("node-record.lua");
 
@@ -37,7 +46,7 @@ final class LuaScript {
 
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
-            EXTEND_READ);
+            EXTEND_READ, ACQUIRE_FENCED, CONFIRM_FENCING);
 
     private final String body;
 

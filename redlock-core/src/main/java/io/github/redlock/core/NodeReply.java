@@ -8,14 +8,15 @@ import io.lettuce.core.RedisException;
 
 /**
  * What one node answered to one command of the algorithm: a yes, a no, or why there was no answer; for a yes
- * to an extension, also how long the node will keep the key. Internal; the outcome names are those of the
- * {@code redlock.node.command} meter.
+ * to an extension, also how long the node will keep the key, and to a fenced acquisition, the node's fencing
+ * counter. Internal; the outcome names are those of the {@code redlock.node.command} meter.
  *
  * @param outcome what happened
  * @param reason the outcome in words, for errors
- * @param heldMillis for a yes to an extension, the key's time to live on the node afterwards; else -1
+ * @param value for a yes to an extension, the key's time to live on the node afterwards in ms; to a fenced
+ * acquisition, the node's fencing counter afterwards; else -1
  */
-record NodeReply(Outcome outcome, String reason, long heldMillis) {
+record NodeReply(Outcome outcome, String reason, long value) {
 
     NodeReply(Outcome outcome, String reason) {
         this(outcome, reason, -1);
@@ -34,6 +35,11 @@ record NodeReply(Outcome outcome, String reason, long heldMillis) {
     /** A yes to an extension: the node keeps the key for {@code heldMillis} more. */
     static NodeReply held(long heldMillis) {
         return new NodeReply(Outcome.GRANTED, "granted", heldMillis);
+    }
+
+    /** A yes to a fenced acquisition: the node's fencing counter is {@code counter} afterwards. */
+    static NodeReply counted(long counter) {
+        return new NodeReply(Outcome.GRANTED, "granted", counter);
     }
 
     /** The reply of a node that has had no connection since start-up, with why. */

@@ -127,6 +127,15 @@ final class RedisNodeClient {
         return async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
     }
 
+    /** Runs a script that is called seldom and answers an integer, by its body, and returns its reply. */
+    CompletableFuture<Long> callForLong(LuaScript script, byte[][] keys, byte[]... args) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
+    }
+
     /** The current connection, or null before the first one succeeded. */
     StatefulRedisConnection<byte[], byte[]> connection() {
         return this.link.connection();
@@ -174,15 +183,17 @@ final class RedisNodeClient {
     }
 
     /**
-     * Sends an acquisition script (read or write lock) and records whether the node granted it; refused
-     * without sending, like a SET, while too many replies are pending.
+     * Sends an acquisition script (read or write lock, or a fenced exclusive lock) and records whether the node
+     * granted it, with the node's fencing counter when the script returns one (any positive reply is a yes);
+     * refused without sending, like a SET, while too many replies are pending.
      */
     void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
         long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
         if (this.link.commands() != null && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
             return;
         }
-        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch, scriptReply(reply, failure))));
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch,
+                (failure == null && reply != null && reply > 0) ? NodeReply.counted(reply) : scriptReply(reply, failure))));
     }
 
     /**

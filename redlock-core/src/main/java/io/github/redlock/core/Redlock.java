@@ -389,6 +389,8 @@ public final class Redlock implements AutoCloseable {
 
         private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
 
+        private boolean fencing;
+
         private ClientResources clientResources;
 
         private NodeConnector connector;
@@ -500,6 +502,21 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Gives each exclusive and write lease a fencing token ({@link RedlockLease#fencingToken()}): a number
+         * strictly greater than the token of every acquisition of the same key that returned before this one
+         * began, without any clock assumption, also after a lease expired unreleased and after a minority of
+         * nodes restarted empty. Storage that accepts a write only with a token above the last one it saw is
+         * then safe from a holder that paused past its lease. It costs one more parallel round trip per
+         * acquisition, and one counter key per node. Default off.
+         * @param fencing whether leases carry fencing tokens
+         * @return this builder
+         */
+        public Builder fencing(boolean fencing) {
+            this.fencing = fencing;
+            return this;
+        }
+
+        /**
          * Shares Lettuce resources (event loops, timer) with the application instead of creating them;
          * the {@code Redlock} then does not shut them down. Their timer's tick bounds how precisely node
          * timeouts fire (Lettuce's default ticks every 100 ms; the resources a {@code Redlock} creates
@@ -550,9 +567,11 @@ public final class Redlock implements AutoCloseable {
             connections.connectAll(clients, this.nodeTimeout);
             NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.observer);
-            LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis());
+            Fencing fencing = this.fencing ? new Fencing(clients, this.keyPrefix) : null;
+            LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis(),
+                    (fencing != null) ? fencing.counterKey() : null);
             RestartGuard guard = new RestartGuard(clients, this.keyPrefix, this.restartQuarantine, this.maxTtl.toMillis(),
-                    nodeSet.drift(this.maxTtl.toNanos()), connections.scheduler());
+                    nodeSet.drift(this.maxTtl.toNanos()), fencing, connections.scheduler());
             guard.start(Math.max(this.nodeTimeout.toMillis(), 1000) + 1000); // reachable nodes are checked when build() returns
             return new Redlock(engine, clients, this.keyPrefix, connections, guard);
         }

@@ -103,6 +103,29 @@ public final class RedlockLease implements AutoCloseable {
     }
 
     /**
+     * Returns the lease's fencing token: strictly greater than the token of every acquisition of the same key
+     * that returned before this one began (on any client of the same nodes and key prefix), with no clock
+     * assumption. Pass it to the storage the lock protects, and have the storage refuse a write whose token is
+     * not above the last one it accepted (e.g. {@code UPDATE ... WHERE fence < ?}): a holder that paused past
+     * its lease, while another took the lock and wrote, is then refused. Tokens are shared by all keys, so
+     * they also rise across keys; they are not consecutive.
+     * @return the token, at least 1
+     * @throws IllegalStateException when the {@link Redlock} was built without fencing, or for a read lease
+     */
+    public long fencingToken() {
+        long fencingToken = this.handle.fencingToken();
+        if (fencingToken > 0) {
+            return fencingToken;
+        }
+        if (this.handle.type() == LockType.READ) {
+            throw new IllegalStateException("A read lease of '" + this.key + "' has no fencing token: readers share the lock, "
+                    + "so no token orders them; take a write lock (acquireWrite) for the work that writes to the storage");
+        }
+        throw new IllegalStateException("The lease of '" + this.key + "' has no fencing token: fencing is off. Build the "
+                + "Redlock with Redlock.builder().fencing(true), or set redlock.fencing=true with the starter");
+    }
+
+    /**
      * Returns when the lease was acquired, by this host's wall clock (for display; validity is measured with
      * a monotonic clock).
      * @return the acquisition time

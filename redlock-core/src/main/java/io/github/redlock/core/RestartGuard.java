@@ -56,11 +56,15 @@ final class RestartGuard implements AutoCloseable {
 
     private final EventExecutorGroup scheduler;
 
+    /** Raises a node's fencing counter before it votes; null when fencing is off. */
+    private final Fencing fencing;
+
     private volatile ScheduledFuture<?> refresh;
 
     RestartGuard(RedisNodeClient[] nodes, String keyPrefix, RestartQuarantine mode, long maxTtlMillis, long driftNanos,
-            EventExecutorGroup scheduler) {
+            Fencing fencing, EventExecutorGroup scheduler) {
         this.nodes = nodes;
+        this.fencing = fencing;
         this.mode = mode;
         this.scheduler = scheduler;
         this.quarantineNanos = TimeUnit.MILLISECONDS.toNanos(maxTtlMillis) + driftNanos + TimeUnit.SECONDS.toNanos(1);
@@ -147,7 +151,7 @@ final class RestartGuard implements AutoCloseable {
         else {
             verdict = restartSeenByOthers(index, info);
         }
-        return verdict.thenAccept((decided) -> {
+        return verdict.thenCompose((decided) -> raiseFencingFloor(index, decided)).thenAccept((decided) -> {
             if (!decided.decided()) {
                 return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
             }
@@ -157,6 +161,23 @@ final class RestartGuard implements AutoCloseable {
                 node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                 record(index, info.runId()); // after reading: another client's check must still find the old run_id
             }
+        });
+    }
+
+    /**
+     * With fencing, raises the node's counter to the other nodes' before it votes or waits (it may have lost it
+     * in a restart); if too few nodes answered, the check is undecided and runs again shortly.
+     */
+    private CompletableFuture<Verdict> raiseFencingFloor(int index, Verdict verdict) {
+        if (this.fencing == null || !verdict.decided()) {
+            return CompletableFuture.completedFuture(verdict);
+        }
+        return this.fencing.raiseFloor(index).thenApply((raised) -> {
+            if (raised) {
+                return verdict;
+            }
+            this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS);
+            return Verdict.UNDECIDED;
         });
     }
 

@@ -4,7 +4,8 @@
 -- ARGV[1] token, ARGV[2] ttl ms, ARGV[3] how long a refused writer stays queued without trying again, ms.
 -- Sets the writer key only when no writer holds it, no reader's entry is live, and no reader queued before
 -- this writer. A refused writer queues, which keeps readers arriving later out until it has had its turn.
--- Runs after queue-prelude.lua. Returns 1 when set, else 0.
+-- With KEYS[6] (the node's fencing counter, when fencing is on), raises it by one where it set the key.
+-- Runs after queue-prelude.lua. Returns 1 (or, with KEYS[6], the counter afterwards) when set, else 0.
 local token = ARGV[1]
 local ticket = redis.call('zscore', KEYS[3], token)
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
@@ -15,5 +16,8 @@ end
 redis.call('set', KEYS[1], token, 'px', ARGV[2])
 if ticket then
     dequeue(KEYS[3], 'w', token)
+end
+if KEYS[6] then
+    return redis.call('incr', KEYS[6])
 end
 return 1

@@ -57,6 +57,13 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** Sets a key on a node without a time to live. */
+    void put(int node, String key, String value) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().set(key, value);
+        }
+    }
+
     long pttl(int node, String key) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {
             return connection.sync().pttl(key);
