@@ -64,6 +64,11 @@ final class HeldLock {
         this.runnerLock = (runner != null) ? new ReentrantLock() : null;
     }
 
+    /** The lease held. */
+    RedlockLease lease() {
+        return this.lease;
+    }
+
     /** The mode of the lock held, which decides what a nested call on the same key may do. */
     LockMode mode() {
         return this.locked.mode();

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.github.redlock.annotation.LockMode;
+import io.github.redlock.annotation.RedlockContext;
 
 /**
  * The locks the current thread holds while it runs annotated methods, by key, so that a nested call for a key
@@ -28,13 +29,14 @@ final class ReentrantHolds {
     }
 
     /**
-     * Runs the call with {@code hold} recorded as this thread's lock of the key, and restores what was recorded
-     * before when it returns or throws. Runs on the thread that calls the method.
+     * Runs the call with {@code hold} recorded as this thread's lock of the key, and its lease as the
+     * {@link RedlockContext#currentLease() current lease}, and restores what was recorded before when it returns
+     * or throws. Runs on the thread that calls the method.
      */
     Object proceedHolding(String heldKey, HeldLock hold, Invocation call) throws Throwable {
         Map<String, HeldLock> mine = this.held.get();
         HeldLock previous = mine.put(heldKey, hold);
-        try {
+        try (RedlockContext.Scope scope = RedlockContext.open(hold.lease())) {
             return call.proceed();
         }
         finally {

@@ -75,6 +75,7 @@ public final class RedlockAutoConfiguration {
                     .acquisitionBudget(properties.getAcquisitionBudget())
                     .maxTtl(properties.getMaxTtl())
                     .restartQuarantine(properties.getRestartQuarantine())
+                    .fencing(properties.isFencing())
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
                     .observer(observer.getIfUnique())

@@ -52,6 +52,11 @@ public class RedlockProperties {
     private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
 
     /**
+     * Whether exclusive and write leases carry a fencing token (RedlockLease.fencingToken(), RedlockContext.currentLease()) that storage can check to refuse a holder that paused past its lease. Costs one more parallel round trip per acquisition and one counter key per node.
+     */
+    private boolean fencing;
+
+    /**
      * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
      */
     private Duration nodeTimeout = Duration.ofMillis(50);
@@ -127,6 +132,14 @@ public class RedlockProperties {
 
     public void setMaxTtl(Duration maxTtl) {
         this.maxTtl = maxTtl;
+    }
+
+    public boolean isFencing() {
+        return this.fencing;
+    }
+
+    public void setFencing(boolean fencing) {
+        this.fencing = fencing;
     }
 
     public RestartQuarantine getRestartQuarantine() {
