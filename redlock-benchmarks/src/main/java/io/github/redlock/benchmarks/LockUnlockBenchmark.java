@@ -31,7 +31,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * the same run: {@code floor} (the protocol's commands on raw Lettuce), {@code redlock} (the public API),
  * {@code read} and {@code write} (the two sides of the read-write lock), {@code annotated} (a
  * {@code @Redlocked} method in a minimal Spring Boot application), {@code redissonRedlock} (Redisson's
- * RedissonRedLock over five clients) and {@code redissonSingle} (a Redisson RLock on one node).
+ * RedissonRedLock over five clients) and {@code redissonSingle} (a Redisson RLock on one node); {@code fenced}
+ * is {@code redlock} with fencing tokens on (a second, confirming round per acquisition), on a second client
+ * of the same nodes.
  * {@code contention}: {@code uncontended} gives each thread its own key, {@code contended} makes all threads
  * fight for 8 keys. Run {@code -t N} for N threads.
  */
@@ -54,6 +56,8 @@ public class LockUnlockBenchmark {
 
     private Redlock redlock;
 
+    private Redlock fencedRedlock;
+
     private ProtocolFloor floor;
 
     private ConfigurableApplicationContext spring;
@@ -66,6 +70,7 @@ public class LockUnlockBenchmark {
     public void start() {
         this.redis = RedisNodes.start(5);
         this.redlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(NODE_TIMEOUT).build();
+        this.fencedRedlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(NODE_TIMEOUT).fencing(true).build();
         this.floor = new ProtocolFloor(this.redis.uris(), NODE_TIMEOUT);
         this.spring = new SpringApplicationBuilder(AnnotatedService.Application.class).web(WebApplicationType.NONE)
                 .logStartupInfo(false)
@@ -84,6 +89,7 @@ public class LockUnlockBenchmark {
         this.redisson.close();
         this.spring.close();
         this.floor.close();
+        this.fencedRedlock.close();
         this.redlock.close();
         this.redis.close();
     }
@@ -117,6 +123,12 @@ public class LockUnlockBenchmark {
     @Benchmark
     public boolean redlock(Keys keys) {
         return this.redlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
+    }
+
+    @Benchmark
+    public boolean fenced(Keys keys) {
+        return this.fencedRedlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.fencingToken() > 0 && lease.release())
+                .orElse(false);
     }
 
     @Benchmark
