@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,24 +16,36 @@ import java.util.concurrent.TimeUnit;
  * shares a node with A's confirming quorum; there B's raise came after A's write-back, so B's token is larger.
  * No clock is involved.
  * <p>
- * A node that restarts empty loses its counter. So, before a node without a counter votes on a new connection,
- * its counter is raised to the largest of the other nodes' ({@link #raiseFloor}), read from at least
- * {@code N - quorum + 1} of them (more are waited for, within a bound). With at most {@code N - quorum} nodes
- * down or restarted, a confirming quorum of every earlier grant keeps at least one node that answers with its
- * counter intact; with more, the node waits. The counter is created by that repair, so a node that has one was
- * repaired (or never lost it) since its server started. A node that loses its counter without a dropped
- * connection (a {@code DEL} or {@code FLUSHALL} by hand, or eviction under an {@code allkeys-*} policy) is not
- * noticed, and the guarantee fails for it; so is a restart between a grant's confirmation on a node and the
- * grant's return, before the client learns of it.
+ * A node that restarts empty loses its counter. So, before a node votes on a new connection, the client checks
+ * that the node's counter was repaired in its current server process: a mark beside the counter holds the
+ * {@code run_id} of the process that was last repaired, and a restart (even from an old snapshot) changes the
+ * {@code run_id}. If not, the node's counter is raised to the largest of the other nodes' first
+ * ({@link #raiseFloor}), once the node has been up long enough for grants that were being confirmed when it went
+ * down to be decided: read from every other node, or from at least {@code N - quorum + 1} whose own counters
+ * were repaired in their current process. With at most {@code N - quorum} nodes down or restarted, a confirming
+ * quorum of every earlier grant keeps a node that answers with its counter intact; with more, the node waits.
+ * A fresh deployment needs every node reachable once. Not noticed: a counter lost without a restart (a
+ * {@code DEL} or {@code FLUSHALL} by hand, eviction under an {@code allkeys-*} policy), and a client whose node
+ * timeout is longer than about a second while a node restarts during its confirming round.
  */
 final class Fencing {
 
     /** How long a node's answer to a read of its counter may take. */
     private static final long READ_TIMEOUT_MILLIS = 2_000;
 
+    /**
+     * How long a restarted node must have been up before its counter is repaired: longer than any client's
+     * confirming round may take (its node timeout, below a second, plus a timer tick), counted in whole seconds
+     * as {@code INFO} gives the uptime.
+     */
+    static final long SETTLE_SECONDS = 2;
+
     private final RedisNodeClient[] nodes;
 
     private final byte[] counterKey;
+
+    /** The run_id of the server process whose counter was last repaired: the prefix, 0xFF, {@code fencing-mark}. */
+    private final byte[] markKey;
 
     Fencing(RedisNodeClient[] nodes, String keyPrefix) {
         this.nodes = nodes;
@@ -43,6 +56,10 @@ final class Fencing {
         System.arraycopy(prefix, 0, this.counterKey, 0, prefix.length);
         this.counterKey[prefix.length] = LockType.PART_SEPARATOR;
         System.arraycopy(name, 0, this.counterKey, prefix.length + 1, name.length);
+        this.markKey = new byte[prefix.length + 1 + 12];
+        System.arraycopy(prefix, 0, this.markKey, 0, prefix.length);
+        this.markKey[prefix.length] = LockType.PART_SEPARATOR;
+        System.arraycopy(ascii("fencing-mark"), 0, this.markKey, prefix.length + 1, 12);
     }
 
     /** The nodes' counter key: the prefix, the byte 0xFF, {@code fencing-counter}. */
@@ -64,8 +81,11 @@ final class Fencing {
 
     /**
      * The second round: writes the candidate back to every node the acquisition may have reached; a node says
-     * yes while it still holds the lease's key. Sends directly: from an I/O thread it may overtake a command that
-     * another thread queued on the same connection, which only makes that node say no.
+     * yes while it still holds the lease's key. Sent directly from the thread that decided the first round (an
+     * I/O thread, to save a hop): on a connection of that thread it may overtake commands other threads queued
+     * there. Overtaking this attempt's own SET makes that node say no (it then does not count toward the lease's
+     * validity); overtaking a write lock's clean-up of its previous attempt (same token) makes it say yes to the
+     * old key and raise its counter, which is as safe. The grant needs a quorum of yes either way.
      */
     static QuorumCall confirm(NodeSet nodes, LockType.Keys keys, byte[] token, long candidate, QuorumCall acquisition) {
         QuorumCall call = nodes.newCall("confirm-fencing");
@@ -82,39 +102,103 @@ final class Fencing {
     }
 
     /**
-     * Before a node that (re)connected votes: a node that has a counter keeps it (a client set it since the
-     * server started, so it was repaired or never lost); a node without one gets the largest counter of the
-     * other nodes, read from at least {@code N - quorum + 1} of them.
+     * Before a node that (re)connected votes: a node whose counter was repaired in its current server process
+     * (its mark is the run_id the check read) keeps it; any other (restarted, or given a counter by a command
+     * that raced the reconnect) gets the largest counter of the other nodes first. The repair waits until the
+     * node has been up for {@link #SETTLE_SECONDS}, so that a grant confirmed on the node just before it went
+     * down has been confirmed on its quorum, or given up; then it reads at least {@code N - quorum + 1} other
+     * nodes whose own counters were repaired in their current process, or every other node.
+     * @param info what the node said of itself on this connection
      * @return whether the node may vote; false when too few other nodes answered, and it must not vote yet
      */
-    CompletableFuture<Boolean> raiseFloor(int index) {
-        byte[][] keys = { this.counterKey };
-        return this.nodes[index].callForLong(LuaScript.FENCING_FLOOR, keys).orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
-                .thenCompose((own) -> (own >= 0) ? CompletableFuture.completedFuture(true) : raiseToPeers(index))
-                .exceptionally((failure) -> false);
+    CompletableFuture<Boolean> raiseFloor(int index, ServerInfo info) {
+        return read(this.nodes[index]).thenCompose((own) -> {
+            if (own.markedBy(info.runId())) {
+                return CompletableFuture.completedFuture(true);
+            }
+            return readPeers(index).thenCompose((peers) -> {
+                // No other node has a counter: a fresh deployment, with no grant to wait for.
+                boolean fresh = peers.size() == this.nodes.length - 1 && peers.stream().allMatch((peer) -> peer.value() < 0);
+                long settleMillis = TimeUnit.SECONDS.toMillis(SETTLE_SECONDS - info.uptimeSeconds());
+                if (fresh || settleMillis <= 0) {
+                    return repair(index, info.runId(), peers);
+                }
+                Executor later = CompletableFuture.delayedExecutor(settleMillis, TimeUnit.MILLISECONDS);
+                return CompletableFuture.supplyAsync(() -> index, later).thenCompose(this::readPeers)
+                        .thenCompose((settled) -> repair(index, info.runId(), settled));
+            });
+        }).exceptionally((failure) -> false);
     }
 
-    private CompletableFuture<Boolean> raiseToPeers(int index) {
-        byte[][] keys = { this.counterKey };
-        List<CompletableFuture<Long>> reads = new ArrayList<>();
+    /** Reads every other node's counter, with whether it was repaired in its current process; null-free. */
+    private CompletableFuture<List<Counter>> readPeers(int index) {
+        List<CompletableFuture<Counter>> reads = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && this.nodes[j].isConnected()) {
-                reads.add(this.nodes[j].callForLong(LuaScript.FENCING_FLOOR, keys)
+            if (j != index) {
+                RedisNodeClient peer = this.nodes[j];
+                // The read, then INFO, on one connection: a restart between them drops it and fails both.
+                CompletableFuture<Counter> counter = read(peer);
+                CompletableFuture<String> peerRunId = peer.serverInfo().thenApply(ServerInfo::runId);
+                reads.add(counter.thenCombine(peerRunId, (read, run) -> read.markedBy(run) ? read : read.untrusted())
                         .orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> null));
             }
         }
-        int needed = this.nodes.length - (this.nodes.length / 2 + 1) + 1;
-        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenCompose((done) -> {
-            List<Long> answers = reads.stream().map(CompletableFuture::join).filter((counter) -> counter != null).toList();
-            if (answers.size() < needed) {
-                return CompletableFuture.completedFuture(false);
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                .thenApply((done) -> reads.stream().map(CompletableFuture::join).filter((counter) -> counter != null).toList());
+    }
+
+    /**
+     * Raises the node's counter to the largest of the other nodes' and marks it as repaired in this process:
+     * from every other node if all answered, else from at least {@code N - quorum + 1} trusted ones.
+     */
+    private CompletableFuture<Boolean> repair(int index, String runId, List<Counter> answers) {
+        int needed = Math.min(this.nodes.length - (this.nodes.length / 2 + 1) + 1, this.nodes.length - 1);
+        // Every other node answered: of a confirming quorum, those that did not restart are among them.
+        List<Counter> basis = (answers.size() == this.nodes.length - 1) ? answers
+                : answers.stream().filter(Counter::trusted).toList();
+        if (basis.size() < needed) {
+            return CompletableFuture.completedFuture(false);
+        }
+        long floor = Math.max(0, basis.stream().mapToLong(Counter::value).max().orElse(0));
+        byte[][] keys = { this.counterKey, this.markKey };
+        return this.nodes[index].call(LuaScript.FENCING_FLOOR, keys, ascii(runId), ascii(Long.toString(floor)))
+                .orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                .thenApply((reply) -> Counter.of(reply).value() >= floor);
+    }
+
+    /** Reads a node's counter and mark. */
+    private CompletableFuture<Counter> read(RedisNodeClient node) {
+        return node.call(LuaScript.FENCING_FLOOR, new byte[][] { this.counterKey, this.markKey })
+                .orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).thenApply(Counter::of);
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A node's counter as read: its value (-1 when absent), the run_id of the process that repaired it, and
+     * whether it may be trusted (its mark is its current run_id).
+     */
+    private record Counter(long value, String mark, boolean trusted) {
+
+        static Counter of(Object reply) {
+            if (!(reply instanceof List<?> parts) || parts.size() < 2) {
+                throw new IllegalStateException("unexpected reply to the fencing counter's read: " + reply);
             }
-            long floor = answers.stream().mapToLong(Long::longValue).max().orElse(0);
-            long highest = Math.max(0, floor);
-            byte[] value = Long.toString(highest).getBytes(StandardCharsets.US_ASCII);
-            return this.nodes[index].callForLong(LuaScript.FENCING_FLOOR, keys, value).orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
-                    .thenApply((raised) -> raised >= highest);
-        });
+            Object mark = parts.get(1);
+            String text = (mark instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(mark);
+            return new Counter(((Number) parts.get(0)).longValue(), text, true);
+        }
+
+        boolean markedBy(String runId) {
+            return this.value >= 0 && this.mark.equals(runId);
+        }
+
+        Counter untrusted() {
+            return new Counter(this.value, this.mark, false);
+        }
+
     }
 
 }

@@ -151,7 +151,7 @@ final class RestartGuard implements AutoCloseable {
         else {
             verdict = restartSeenByOthers(index, info);
         }
-        return verdict.thenCompose((decided) -> raiseFencingFloor(index, decided)).thenAccept((decided) -> {
+        return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
             if (!decided.decided()) {
                 return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
             }
@@ -168,11 +168,11 @@ final class RestartGuard implements AutoCloseable {
      * With fencing, raises the node's counter to the other nodes' before it votes or waits (it may have lost it
      * in a restart); if too few nodes answered, the check is undecided and runs again shortly.
      */
-    private CompletableFuture<Verdict> raiseFencingFloor(int index, Verdict verdict) {
+    private CompletableFuture<Verdict> raiseFencingFloor(int index, ServerInfo info, Verdict verdict) {
         if (this.fencing == null || !verdict.decided()) {
             return CompletableFuture.completedFuture(verdict);
         }
-        return this.fencing.raiseFloor(index).thenApply((raised) -> {
+        return this.fencing.raiseFloor(index, info).thenApply((raised) -> {
             if (raised) {
                 return verdict;
             }

@@ -1,12 +1,14 @@
--- A node's fencing counter, KEYS[1]. With ARGV[1], raises it to at least that (never lowers it), creating it
--- when absent, which marks the node as checked since its start. Returns the counter afterwards, or -1 when
--- the node has none (no fencing client touched it since it started) and no ARGV[1] was given.
+-- A node's fencing counter KEYS[1] and its repair mark KEYS[2] (the run_id of the server process whose counter
+-- was last repaired; a restart, even from an old snapshot, changes the run_id).
+-- Without ARGV: returns { counter or -1 when absent, mark or '' }.
+-- With ARGV[1] (the node's run_id, as the client read it on this connection) and ARGV[2] (a floor): raises the
+-- counter to at least the floor, never lowers it, sets the mark, and returns { counter, mark }.
 local counter = redis.call('get', KEYS[1])
-if ARGV[1] and (not counter or tonumber(counter) < tonumber(ARGV[1])) then
-    redis.call('set', KEYS[1], ARGV[1])
-    counter = ARGV[1]
+if ARGV[2] then
+    if not counter or tonumber(counter) < tonumber(ARGV[2]) then
+        redis.call('set', KEYS[1], ARGV[2])
+        counter = ARGV[2]
+    end
+    redis.call('set', KEYS[2], ARGV[1])
 end
-if not counter then
-    return -1
-end
-return tonumber(counter)
+return { tonumber(counter or '-1'), redis.call('get', KEYS[2]) or '' }

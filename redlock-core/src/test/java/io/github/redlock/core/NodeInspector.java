@@ -57,6 +57,27 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** The pub/sub channels with at least one subscriber on a node. */
+    List<String> channels(int node) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return connection.sync().pubsubChannels();
+        }
+    }
+
+    /** Drops every pub/sub connection on a node, as a network blip would. */
+    void dropPubSubClients(int node) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().clientKill(io.lettuce.core.KillArgs.Builder.typePubsub());
+        }
+    }
+
+    /** Writes a snapshot of the node's data set now (SAVE), to the file its {@code dbfilename} names. */
+    void save(int node) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().save();
+        }
+    }
+
     /** Sets a key on a node without a time to live. */
     void put(int node, String key, String value) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {

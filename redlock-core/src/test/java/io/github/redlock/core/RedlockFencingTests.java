@@ -137,6 +137,29 @@ class RedlockFencingTests {
         }
     }
 
+    @Test
+    void aNodeRestartedFromAnOldSnapshotHasItsCounterRepairedBeforeItVotes() {
+        try {
+            redis.node(2).restart("--dbfilename", "old.rdb");
+            awaitTrue(Duration.ofSeconds(10), () -> this.redlock.get().nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
+            this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ZERO).release();
+            this.nodes.save(2); // a low counter, and the mark of the process about to be replaced
+            long before = tokensWhileNodesThreeAndFourAreCutOff(this.redlock.get());
+            redis.node(2).restart("--dbfilename", "old.rdb");
+            assertThat(this.nodes.get(2, COUNTER)).as("the old snapshot's counter").isNotNull();
+            awaitTrue(Duration.ofSeconds(10), () -> this.redlock.get().nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
+            cutOffNodesZeroAndOne(this.redlock.get());
+            try (RedlockLease after = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+                assertThat(after.fencingToken()).isGreaterThan(before);
+            }
+        }
+        finally {
+            redis.node(0).heal();
+            redis.node(1).heal();
+            redis.node(2).restart(); // empty again, without the snapshot
+        }
+    }
+
     /**
      * The limit of the protection, shown as it is: a counter lost without a restart (deleted by hand, or evicted
      * under an eviction policy that may evict keys without a ttl) goes unnoticed, as no connection drops.
@@ -187,7 +210,7 @@ class RedlockFencingTests {
             int node = i;
             awaitTrue(Duration.ofSeconds(5), () -> this.nodes.keys(node, "redlock:many:*").isEmpty());
             assertThat(this.nodes.keys(i, "*")).as("keys on node %d", i).filteredOn((name) -> !name.contains("\u00FFnode:"))
-                    .containsExactly(COUNTER);
+                    .containsExactlyInAnyOrder(COUNTER, "redlock:\u00FFfencing-mark");
         }
     }
 

@@ -18,9 +18,11 @@ import io.github.redlock.core.RedlockLease;
  * }</pre>
  *
  * The lease is the innermost one: a method annotated on another key sees its own lease, and a re-entrant call
- * on a key the thread holds already sees the outer call's lease, which it shares. A method that returns a
- * {@code CompletionStage} or a reactive type sees it while its body runs on the calling thread; work it hands
- * to other threads does not (pass the lease along). Outside annotated methods it is empty, unless code made a
+ * on a key the thread holds already sees the outer call's lease, which it shares. It is bound to the thread
+ * that runs the method's body, while the body runs: a method that returns a {@code CompletionStage} sees it
+ * in its body, not in work it hands to other threads; a method that returns a reactive type sees it while it
+ * assembles its publisher (on the thread that took the lock, at subscription), not in operators that run
+ * later. Read it in the body and pass it along. Outside annotated methods it is empty, unless code made a
  * lease current itself with {@link #open(RedlockLease)}.
  */
 public final class RedlockContext {
@@ -53,27 +55,62 @@ public final class RedlockContext {
         }
         RedlockLease previous = current.get();
         current.set(lease);
-        return () -> {
-            if (previous != null) {
-                current.set(previous);
-            }
-            else {
-                current.remove();
-            }
-        };
+        return new OpenScope(Thread.currentThread(), lease, previous);
     }
 
     /**
      * A lease made current by {@link #open(RedlockLease)}; closing it restores the lease current before.
      */
-    @FunctionalInterface
     public interface Scope extends AutoCloseable {
 
         /**
-         * Restores the lease that was current before this scope was opened; never throws.
+         * Restores the lease that was current before this scope was opened. Closing it again does nothing.
+         * @throws IllegalStateException if called on another thread than the one that opened it, or while a
+         * scope opened after it is still open (close scopes in reverse order); nothing is changed then
          */
         @Override
         void close();
+
+    }
+
+    /** The scope of one {@link #open(RedlockLease)}: closes once, on its thread, innermost first. */
+    private static final class OpenScope implements Scope {
+
+        private final Thread owner;
+
+        private final RedlockLease lease;
+
+        private final RedlockLease previous;
+
+        private boolean closed; // only its owner thread reads or writes it
+
+        OpenScope(Thread owner, RedlockLease lease, RedlockLease previous) {
+            this.owner = owner;
+            this.lease = lease;
+            this.previous = previous;
+        }
+
+        @Override
+        public void close() {
+            if (Thread.currentThread() != this.owner) {
+                throw new IllegalStateException("A RedlockContext scope must be closed on the thread that opened it ("
+                        + this.owner.getName() + "), not on " + Thread.currentThread().getName());
+            }
+            if (this.closed) {
+                return;
+            }
+            if (current.get() != this.lease) {
+                throw new IllegalStateException("RedlockContext scopes must be closed in reverse order of opening: a scope "
+                        + "opened after this one is still open");
+            }
+            this.closed = true;
+            if (this.previous != null) {
+                current.set(this.previous);
+            }
+            else {
+                current.remove();
+            }
+        }
 
     }
 

@@ -118,6 +118,25 @@ class RedlockContextTests {
         }
     }
 
+    @Test
+    void scopesClosedOutOfOrderOrOnAnotherThreadAreRefusedAndChangeNothing() throws Exception {
+        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build();
+                RedlockLease first = redlock.acquire("first", java.time.Duration.ofSeconds(5), java.time.Duration.ZERO);
+                RedlockLease second = redlock.acquire("second", java.time.Duration.ofSeconds(5), java.time.Duration.ZERO)) {
+            RedlockContext.Scope outer = RedlockContext.open(first);
+            RedlockContext.Scope inner = RedlockContext.open(second);
+            assertThatIllegalStateException().isThrownBy(outer::close).withMessageContaining("reverse order");
+            assertThat(CompletableFuture.runAsync(inner::close).handle((done, failure) -> failure).get())
+                    .hasMessageContaining("thread that opened it");
+            assertThat(RedlockContext.currentLease()).containsSame(second);
+            inner.close();
+            inner.close(); // again: nothing
+            assertThat(RedlockContext.currentLease()).containsSame(first);
+            outer.close();
+            assertThat(RedlockContext.currentLease()).isEmpty();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class AccountsConfiguration {
 
