@@ -42,14 +42,17 @@ public class SampleController {
 
     private final Settlement settlement;
 
+    private final FencingDemo fencing;
+
     SampleController(OrderService orders, PaymentGateway gateway, ContentionDemo contention, PriceList prices,
-            CatalogRebuild catalog, Settlement settlement) {
+            CatalogRebuild catalog, Settlement settlement, FencingDemo fencing) {
         this.orders = orders;
         this.gateway = gateway;
         this.contention = contention;
         this.prices = prices;
         this.catalog = catalog;
         this.settlement = settlement;
+        this.fencing = fencing;
     }
 
     @PostMapping("/orders/{id}/pay")
@@ -65,6 +68,11 @@ public class SampleController {
     @PostMapping("/demo/contention")
     ContentionDemo.Report contention(@RequestParam(defaultValue = "50") int payments) throws Exception {
         return this.contention.run(payments);
+    }
+
+    @PostMapping("/demo/fencing")
+    FencingDemo.Report fencing() throws InterruptedException {
+        return this.fencing.run();
     }
 
     @GetMapping("/prices")
