@@ -117,8 +117,9 @@ final class Fencing {
                 return CompletableFuture.completedFuture(true);
             }
             return readPeers(index).thenCompose((peers) -> {
-                // No other node has a counter: a fresh deployment, with no grant to wait for.
-                boolean fresh = peers.size() == this.nodes.length - 1 && peers.stream().allMatch((peer) -> peer.value() < 0);
+                // No other node has a counter above 0: no grant ever (each raises a quorum's to 1 or more), none to
+                // wait for. A fresh deployment; also the other nodes' first checks by this client, which set 0.
+                boolean fresh = peers.size() == this.nodes.length - 1 && peers.stream().allMatch((peer) -> peer.value() <= 0);
                 long settleMillis = TimeUnit.SECONDS.toMillis(SETTLE_SECONDS - info.uptimeSeconds());
                 if (fresh || settleMillis <= 0) {
                     return repair(index, info.runId(), peers);

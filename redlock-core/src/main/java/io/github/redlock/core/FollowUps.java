@@ -20,10 +20,13 @@ final class FollowUps implements LeaseOperations {
 
     private final long maxTtlMillis;
 
-    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis) {
+    private final ReleaseMessages messages;
+
+    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis, ReleaseMessages messages) {
         this.nodes = nodes;
         this.held = held;
         this.maxTtlMillis = maxTtlMillis;
+        this.messages = messages;
     }
 
     /**
@@ -36,10 +39,15 @@ final class FollowUps implements LeaseOperations {
         this.held.remove(lease);
         long start = System.nanoTime();
         byte[][] keys = lease.keys().release();
-        byte[][] args = { lease.tokenBytes() };
+        byte[][] args = { lease.tokenBytes(), lease.keys().channel() };
         long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
-        CompletableFuture<Boolean> released = this.nodes.inProgramOrder(() -> release(lease.type().releaseScript(), keys, args,
-                lease.acquisition(), owedUntil)).thenCompose(QuorumCall::decision);
+        CompletableFuture<Boolean> released = this.nodes.inProgramOrder(() -> {
+            QuorumCall call = release(lease.type().releaseScript(), keys, args, lease.acquisition(), owedUntil);
+            // Waiters in this JVM go at once, without the round trip of the release message; their attempts
+            // are sent after the release on every connection.
+            this.messages.wakeLocal(lease.keys().channel());
+            return call;
+        }).thenCompose(QuorumCall::decision);
         RedlockObserver observer = this.nodes.observer();
         if (observer != null) {
             released.thenAccept((done) -> observer.released(done, System.nanoTime() - start));

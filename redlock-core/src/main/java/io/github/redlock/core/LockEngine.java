@@ -4,8 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity, the clean-up on
@@ -30,11 +33,20 @@ final class LockEngine {
     /** The nodes' fencing counter, or null when fencing is off. */
     private final byte[] counterKey;
 
-    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte[] counterKey) {
+    /** Wakes waiters when a lock they wait for is released. */
+    private final ReleaseMessages messages;
+
+    /** Callers in this JVM that wait for the same exclusive lock: only the first contends. */
+    private final LocalLines lines;
+
+    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte[] counterKey,
+            ReleaseMessages messages) {
         this.nodes = nodes;
         this.counterKey = counterKey;
+        this.messages = messages;
+        this.lines = new LocalLines(ForkJoinPool.commonPool());
         this.held = new HeldLeases();
-        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis);
+        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis, messages);
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
@@ -65,17 +77,36 @@ final class LockEngine {
      */
     void close() {
         this.held.close();
+        this.messages.close();
     }
 
     /**
-     * Makes attempts until one acquires the lock or the wait time has passed, with a jittered delay between
-     * attempts. Cancelling the returned future stops the retries; a lease acquired after the cancellation
-     * is released.
+     * Makes attempts until one acquires the lock or the wait time has passed. Between attempts it waits for a
+     * release message of the lock (see {@link ReleaseMessages}), for the holder's key to expire where the nodes
+     * said when, or for a jittered delay, whichever comes first. Cancelling the returned future stops the
+     * retries; a lease acquired after the cancellation is released.
      * @return the last attempt: with a lease, or the facts of its failure
      */
     CompletableFuture<Attempt> acquire(LockType type, String key, String redisKey, long ttlMillis, long waitNanos) {
         CompletableFuture<Attempt> result = new CompletableFuture<>();
-        new Retries(type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos, result).run();
+        Retries retries = new Retries(type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos,
+                waitNanos > 0, result);
+        if (waitNanos <= 0) {
+            retries.run();
+            return result;
+        }
+        LocalLines.Place place = (type == LockType.EXCLUSIVE) ? this.lines.join(redisKey, retries.turn) : LocalLines.Place.UNLINED;
+        if (place == LocalLines.Place.UNLINED) {
+            retries.start();
+            return result;
+        }
+        result.whenComplete((attempt, failure) -> this.lines.leave(redisKey, retries.turn));
+        if (place == LocalLines.Place.FIRST) {
+            retries.start();
+        }
+        else {
+            CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(retries::outOfTime);
+        }
         return result;
     }
 
@@ -86,14 +117,14 @@ final class LockEngine {
      * entries are deleted on every node; a reader or writer that will try again keeps its place in the queue.
      */
     private CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
-            long deadlineNanos, String acquisitionToken) {
+            long deadlineNanos, boolean waiting, String acquisitionToken) {
         // The exclusive lock draws a token per attempt. A read or write lock keeps one for the acquisition: it
         // is also its place in the nodes' queue, which must survive from one attempt to the next. Either way
         // each attempt's clean-up reaches every node before the next attempt's command, on the same connection.
         String token = (acquisitionToken != null) ? acquisitionToken : Tokens.newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = this.nodes.newCall(type.command());
-        LuaScript script = type.acquireScript(keys.fence() != null);
+        LuaScript script = type.acquireScript(keys.fence() != null, waiting);
         byte[][] args = (script == null) ? null
                 : new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.queueMillis };
         for (int i = 0; i < this.nodes.size(); i++) {
@@ -188,7 +219,7 @@ final class LockEngine {
         long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         return this.nodes.inProgramOrder(() -> {
             // sent here, not through release(): one hop at most
-            this.followUps.release(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes }, acquisition, owedUntil);
+            this.followUps.release(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes, keys.channel() }, acquisition, owedUntil);
             return failed;
         });
     }
@@ -221,18 +252,32 @@ final class LockEngine {
 
     }
 
-    /** The retry loop of one acquisition; each step runs on an I/O thread or the JDK's delay scheduler. */
+    /**
+     * The retry loop of one acquisition. Between attempts it waits; a release message ({@link #wake()}) or the
+     * end of the delay, whichever comes first, starts the next attempt, once. An attempt after the first is
+     * never started on an I/O thread (it runs on the JDK's delay scheduler or the common pool): a read or write
+     * lock's next attempt, with the same token, must reach each node after the previous attempt's clean-up,
+     * and an I/O thread would write it to its own connections ahead of the clean-up queued there.
+     */
     private final class Retries implements Runnable {
+
+        /** {@link #phase} while an attempt is under way. */
+        private static final int ATTEMPTING = 0;
+
+        /** {@link #phase} while waiting for the next attempt. */
+        private static final int WAITING = 1;
 
         private final LockType type;
 
         private final String key;
 
-        private final LockType.Keys keys;
+        final LockType.Keys keys;
 
         private final long ttlMillis;
 
         private final long deadlineNanos;
+
+        private final boolean waiting;
 
         private final CompletableFuture<Attempt> result;
 
@@ -241,15 +286,62 @@ final class LockEngine {
         /** The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock. */
         private final String token;
 
-        Retries(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
+        /** Whether an attempt is under way or the loop waits; only the one who moves it from waiting starts the next. */
+        private final AtomicInteger phase = new AtomicInteger(ATTEMPTING);
+
+        /** A release message came during the attempt: the next one goes at once. */
+        private volatile boolean woken;
+
+        /** Whether the attempts started (or the wait ended before they could). */
+        private final AtomicBoolean started = new AtomicBoolean();
+
+        /** What the local line runs when this caller's turn comes; one instance, as the line knows it by identity. */
+        final Runnable turn = this::yourTurn;
+
+        Retries(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos, boolean waiting,
                 CompletableFuture<Attempt> result) {
             this.type = type;
             this.key = key;
             this.keys = keys;
             this.ttlMillis = ttlMillis;
             this.deadlineNanos = deadlineNanos;
+            this.waiting = waiting;
             this.result = result;
             this.token = (type != LockType.EXCLUSIVE) ? Tokens.newToken() : null;
+        }
+
+        /**
+         * Starts the attempts of a caller that waits: listens for the lock's release messages (before the first
+         * attempt, so that a release right after its refusal is heard) until the acquisition ends.
+         */
+        void start() {
+            if (!this.started.compareAndSet(false, true)) {
+                return;
+            }
+            ReleaseMessages.Subscription subscription = LockEngine.this.messages.subscribe(this.keys.channel(), this::wake);
+            this.result.whenComplete((attempt, failure) -> subscription.close());
+            run();
+        }
+
+        /** The callers before this one in the local line are gone: contend now (on a thread that is not an I/O thread). */
+        private void yourTurn() {
+            start();
+        }
+
+        /** The wait time ended while this caller still waited in the local line, without an attempt of its own. */
+        void outOfTime() {
+            if (this.started.compareAndSet(false, true)) {
+                this.result.complete(Attempt.failed(null, "the wait time ended while other callers in this JVM were ahead "
+                        + "in line for the lock (one held it or tried for it)", false));
+            }
+        }
+
+        /** A release message of the lock: try again now, or right after the attempt under way. */
+        void wake() {
+            this.woken = true;
+            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+                run();
+            }
         }
 
         @Override
@@ -262,7 +354,8 @@ final class LockEngine {
                 return;
             }
             this.attempts++;
-            attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.token).whenComplete((attempt, failure) -> {
+            this.woken = false;
+            attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token).whenComplete((attempt, failure) -> {
                 if (failure != null) {
                     this.result.completeExceptionally(failure);
                 }
@@ -271,18 +364,61 @@ final class LockEngine {
                         attempt.lease().releaseAsync(); // the caller gave up meanwhile
                     }
                 }
-                else {
+                else if (!attempt.retrying()) {
                     // The clean-up decided whether this was the last attempt (a writer then left the queue).
-                    long remaining = this.deadlineNanos - System.nanoTime();
-                    if (!attempt.retrying()) {
-                        this.result.complete(attempt.afterAttempts(this.attempts));
-                    }
-                    else {
-                        long delay = Math.max(0, Math.min(jitteredDelay(), remaining));
-                        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(this);
-                    }
+                    this.result.complete(attempt.afterAttempts(this.attempts));
+                }
+                else {
+                    waitForNext(attempt);
                 }
             });
+        }
+
+        /** Waits for a release message, the holder's key to expire, or the jittered delay, whichever is first. */
+        private void waitForNext(Attempt attempt) {
+            long remaining = this.deadlineNanos - System.nanoTime();
+            long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call())), remaining));
+            this.phase.set(WAITING);
+            if (this.woken && this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+                // A message came during the attempt. Never from this thread: it may be an I/O thread, whose own
+                // connections would get the next attempt ahead of this attempt's clean-up, still queued there.
+                ForkJoinPool.commonPool().execute(this);
+                return;
+            }
+            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
+                if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+                    run();
+                }
+            });
+        }
+
+        /**
+         * How long until a quorum of nodes is free, by what the refusing nodes said of the holder's key (its
+         * PTTL, counted from the attempt's decision, plus a millisecond); {@code Long.MAX_VALUE} when the nodes
+         * did not say (a read-write lock, a timeout, a key without expiry).
+         */
+        private long untilQuorumFree(QuorumCall call) {
+            if (call == null) {
+                return Long.MAX_VALUE;
+            }
+            int size = LockEngine.this.nodes.size();
+            long[] freeIn = new long[size];
+            long decided = call.startNanos() + call.elapsedNanos();
+            long now = System.nanoTime();
+            for (int i = 0; i < size; i++) {
+                NodeReply reply = call.reply(i);
+                if (reply != null && reply.granted()) {
+                    freeIn[i] = 0; // this attempt's own key, deleted by its clean-up
+                }
+                else if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && reply.value() >= 0) {
+                    freeIn[i] = Math.max(0, decided + TimeUnit.MILLISECONDS.toNanos(reply.value() + 1) - now);
+                }
+                else {
+                    freeIn[i] = Long.MAX_VALUE;
+                }
+            }
+            java.util.Arrays.sort(freeIn);
+            return freeIn[LockEngine.this.nodes.quorum() - 1];
         }
 
         /** A uniformly random delay between half and one and a half times the retry delay. */

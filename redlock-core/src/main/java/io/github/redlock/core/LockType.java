@@ -49,9 +49,9 @@ enum LockType {
             byte[][] key = { lock };
             if (counterKey != null) {
                 byte[][] fenced = { lock, counterKey };
-                return new Keys(fenced, key, key, key, fenced);
+                return new Keys(fenced, key, key, key, fenced, channel(lock));
             }
-            return new Keys(key, key, key, key, null);
+            return new Keys(key, key, key, key, null, channel(lock));
         }
         byte[] base = redisKey.getBytes(StandardCharsets.UTF_8);
         byte[] writer = part(base, "writer");
@@ -62,14 +62,23 @@ enum LockType {
         byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
         if (this == READ) {
             return new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers },
-                    new byte[][] { readers }, null);
+                    new byte[][] { readers }, null, channel(base));
         }
         byte[][] release = { writer, queuedWriters, queueExpiry };
         if (counterKey != null) {
             byte[][] fencedAll = { writer, readers, queuedWriters, queuedReaders, queueExpiry, counterKey };
-            return new Keys(fencedAll, release, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey });
+            return new Keys(fencedAll, release, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey },
+                    channel(base));
         }
-        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null);
+        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null, channel(base));
+    }
+
+    /**
+     * The channel on which the lock's releases are published: its key, the byte 0xFF, {@code released}; the
+     * exclusive lock and the read-write lock of one name share it (a waiter on either retries on it).
+     */
+    private static byte[] channel(byte[] base) {
+        return part(base, "released");
     }
 
     /** The key of one part of a read-write lock: the lock's key, the separator byte 0xFF, the part's name. */
@@ -82,12 +91,14 @@ enum LockType {
     }
 
     /**
-     * The script that acquires a lock of this type on one node; none for the unfenced exclusive lock (SET NX PX).
+     * The script that acquires a lock of this type on one node; none for the unfenced exclusive lock of a caller
+     * that does not wait (SET NX PX).
      * @param fenced whether the keys include the fencing counter
+     * @param waiting whether the caller will try again when refused (then a refusal says when the key expires)
      */
-    LuaScript acquireScript(boolean fenced) {
+    LuaScript acquireScript(boolean fenced, boolean waiting) {
         return switch (this) {
-            case EXCLUSIVE -> fenced ? LuaScript.ACQUIRE_FENCED : null;
+            case EXCLUSIVE -> fenced ? LuaScript.ACQUIRE_FENCED : waiting ? LuaScript.ACQUIRE_EXCLUSIVE : null;
             case READ -> LuaScript.ACQUIRE_READ;
             case WRITE -> LuaScript.ACQUIRE_WRITE;
         };
@@ -123,8 +134,9 @@ enum LockType {
      * @param retryCleanup the keys of the clean-up before a retry, or null when it is the release's
      * @param fence the key that holds the token and the fencing counter, for the token's confirmation; null
      * when the lock is not fenced
+     * @param channel where releases of the lock are published
      */
-    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence) {
+    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence, byte[] channel) {
 
         byte[][] cleanup(boolean retrying) {
             return (retrying && this.retryCleanup != null) ? this.retryCleanup : this.release;

@@ -29,6 +29,9 @@ final class LuaScript {
 
     static final LuaScript EXTEND_READ = load("extend-read.lua");
 
+    /** The exclusive lock's SET NX PX for a caller that waits: a refusal says when the holder's key expires. */
+    static final LuaScript ACQUIRE_EXCLUSIVE = load("acquire-exclusive.lua");
+
     /** The exclusive lock's SET NX PX, raising the node's fencing counter where it set the key. */
     static final LuaScript ACQUIRE_FENCED = load("acquire-fenced.lua");
 
@@ -46,7 +49,7 @@ final class LuaScript {
 
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
-            EXTEND_READ, ACQUIRE_FENCED, CONFIRM_FENCING);
+            EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, CONFIRM_FENCING);
 
     private final String body;
 

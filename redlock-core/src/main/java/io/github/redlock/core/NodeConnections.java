@@ -7,11 +7,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -52,8 +55,7 @@ final class NodeConnections {
         if (connector == null) {
             client = RedisClient.create(resources);
             client.setOptions(NodeConnector.clientOptions(nodeTimeout).build());
-            RedisClient own = client;
-            connector = (uri) -> own.connectAsync(ByteArrayCodec.INSTANCE, uri);
+            connector = new OwnConnector(client);
         }
         return new NodeConnections(resources, created, client, connector);
     }
@@ -172,6 +174,21 @@ final class NodeConnections {
                 throw new RedlockArgumentException("nodes", where + " '" + node + "' is not a valid Redis URI (" + ex.getMessage()
                         + "); write redis://host:port", ex);
             }
+        }
+
+    }
+
+    /** Opens connections with the {@code Redlock}'s own Lettuce client. */
+    private record OwnConnector(RedisClient client) implements NodeConnector {
+
+        @Override
+        public CompletionStage<StatefulRedisConnection<byte[], byte[]>> connect(RedisURI node) {
+            return this.client.connectAsync(ByteArrayCodec.INSTANCE, node);
+        }
+
+        @Override
+        public CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> connectPubSub(RedisURI node) {
+            return this.client.connectPubSubAsync(ByteArrayCodec.INSTANCE, node);
         }
 
     }

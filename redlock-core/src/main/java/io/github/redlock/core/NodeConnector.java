@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ClientOptions;
@@ -8,6 +9,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * Opens the connection to one node, for integrations that manage their Lettuce clients themselves (the
@@ -27,6 +29,17 @@ public interface NodeConnector {
      * @return a future of a connection with a {@code byte[]} codec (as Spring Data Redis uses)
      */
     CompletionStage<StatefulRedisConnection<byte[], byte[]>> connect(RedisURI node);
+
+    /**
+     * Opens a pub/sub connection to the node, over which waiters in this JVM learn of releases at once. By
+     * default none: waiters then retry after their retry delay (or when the holder's key expires).
+     * @param node the node's URI, as parsed from the node list
+     * @return a future of a pub/sub connection with a {@code byte[]} codec, or a failed future with an
+     * {@link UnsupportedOperationException} when this connector opens none
+     */
+    default CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> connectPubSub(RedisURI node) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this connector opens no pub/sub connections"));
+    }
 
     /**
      * Returns client options with what Redlock relies on: auto-reconnect, commands rejected while

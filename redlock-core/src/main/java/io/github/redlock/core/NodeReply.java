@@ -37,6 +37,11 @@ record NodeReply(Outcome outcome, String reason, long value) {
         return new NodeReply(Outcome.GRANTED, "granted", heldMillis);
     }
 
+    /** A no to an acquisition from a node that says when the holder's key expires: in {@code pttl} ms (-1: never). */
+    static NodeReply deniedFor(long pttl) {
+        return new NodeReply(Outcome.DENIED, "held by another client", pttl);
+    }
+
     /** A yes to a fenced acquisition: the node's fencing counter is {@code counter} afterwards. */
     static NodeReply counted(long counter) {
         return new NodeReply(Outcome.GRANTED, "granted", counter);

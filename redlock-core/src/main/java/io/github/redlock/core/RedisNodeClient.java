@@ -192,8 +192,7 @@ final class RedisNodeClient {
         if (this.link.commands() != null && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
             return;
         }
-        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch,
-                (failure == null && reply != null && reply > 0) ? NodeReply.counted(reply) : scriptReply(reply, failure))));
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
     }
 
     /**
@@ -321,6 +320,20 @@ final class RedisNodeClient {
                 owe(release);
             }
         }));
+    }
+
+    /**
+     * An acquisition script's reply: positive is a yes (with the fencing counter, for a fenced lock); below -1, a
+     * no with the holder's PTTL, {@code -(pttl + 2)}; else a no.
+     */
+    private static NodeReply acquisitionReply(Long reply, Throwable failure) {
+        if (failure == null && reply != null && reply > 0) {
+            return NodeReply.counted(reply);
+        }
+        if (failure == null && reply != null && reply < 0) {
+            return NodeReply.deniedFor(-reply - 2);
+        }
+        return scriptReply(reply, failure);
     }
 
     private static NodeReply scriptReply(Long reply, Throwable failure) {

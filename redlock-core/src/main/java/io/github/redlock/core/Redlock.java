@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.resource.ClientResources;
@@ -568,8 +569,9 @@ public final class Redlock implements AutoCloseable {
             NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.observer);
             Fencing fencing = this.fencing ? new Fencing(clients, this.keyPrefix) : null;
+            ReleaseMessages messages = new ReleaseMessages(settings.uris(), connections.connector(), ForkJoinPool.commonPool());
             LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis(),
-                    (fencing != null) ? fencing.counterKey() : null);
+                    (fencing != null) ? fencing.counterKey() : null, messages);
             RestartGuard guard = new RestartGuard(clients, this.keyPrefix, this.restartQuarantine, this.maxTtl.toMillis(),
                     nodeSet.drift(this.maxTtl.toNanos()), fencing, connections.scheduler());
             guard.start(Math.max(this.nodeTimeout.toMillis(), 1000) + 1000); // reachable nodes are checked when build() returns

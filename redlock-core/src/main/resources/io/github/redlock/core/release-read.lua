@@ -1,6 +1,7 @@
 -- Read unlock, one node. KEYS[1] readers (sorted set: token -> expiry, server ms); with KEYS[2] (queued
 -- readers) and KEYS[3] (queue expiries), also withdraws the token from the queue (a reader that gave up
--- waiting no longer holds writers back). ARGV[1] token.
+-- waiting no longer holds writers back). ARGV[1] token; ARGV[2], if given, a channel to publish on where the
+-- reader's entry was removed, so that waiting writers try again at once.
 -- Returns 1 when the reader's entry was still live, 0 when it had expired or was gone.
 if redis.replicate_commands then redis.replicate_commands() end
 if #KEYS > 1 then
@@ -12,6 +13,9 @@ if not expiry then
     return 0
 end
 redis.call('zrem', KEYS[1], ARGV[1])
+if ARGV[2] then
+    redis.call('publish', ARGV[2], '')
+end
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if tonumber(expiry) > now then

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redlock.core.NodeConnector;
@@ -11,7 +12,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.StaticCredentialsProvider;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -60,11 +63,28 @@ public final class RedlockConnectionFactories implements DisposableBean {
     }
 
     /**
-     * Returns the connector through which the lock opens each node's connection.
+     * Returns the connector through which the lock opens each node's connection, and the pub/sub connection
+     * over which its waiters hear of releases.
      * @return the connector
      */
     public NodeConnector connector() {
-        return (uri) -> ((RedisClient) factory(uri).getRequiredNativeClient()).connectAsync(ByteArrayCodec.INSTANCE, uri);
+        return new NodeConnector() {
+
+            @Override
+            public CompletionStage<StatefulRedisConnection<byte[], byte[]>> connect(RedisURI uri) {
+                return client(uri).connectAsync(ByteArrayCodec.INSTANCE, uri);
+            }
+
+            @Override
+            public CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> connectPubSub(RedisURI uri) {
+                return client(uri).connectPubSubAsync(ByteArrayCodec.INSTANCE, uri);
+            }
+
+        };
+    }
+
+    private RedisClient client(RedisURI uri) {
+        return (RedisClient) factory(uri).getRequiredNativeClient();
     }
 
     /**

@@ -1,0 +1,185 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.test.RedisClientExtension;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static io.github.redlock.core.TestSupport.millisSince;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Waiting for a held lock without polling, on five real nodes: a waiter whose retry delay is 2 s (so that a
+ * retry after the delay would take at least 1 s) is woken by the release message of another {@code Redlock},
+ * retries when the holder's key expires, and still gets the lock when messages are lost. The bounds are
+ * generous for a loaded machine and still far below the retry delay.
+ */
+class RedlockWaitingTests {
+
+    private static final Duration SLOW_RETRY = Duration.ofSeconds(2);
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> holder = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> waiter = RedisClientExtension.of(redis,
+            (uris) -> Redlock.builder().nodes(uris).retryDelay(SLOW_RETRY).build());
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.nodes.close();
+    }
+
+    @Test
+    void aWaiterWakesSoonAfterAReleaseOnAnotherInstance() {
+        RedlockLease held = this.holder.get().acquire("k", Duration.ofSeconds(30), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> waiting = this.waiter.get().tryAcquireAsync("k", Duration.ofSeconds(10), Duration.ofSeconds(10));
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1); // subscribed, first attempt refused
+        sleep(200);
+        long released = System.nanoTime();
+        held.release();
+        Optional<RedlockLease> lease = waiting.join();
+        long waited = millisSince(released);
+        assertThat(lease).isPresent();
+        assertThat(waited).as("ms from the release to the grant").isLessThan(500);
+        lease.get().release();
+    }
+
+    @Test
+    void aWaiterForAHolderThatNeverReleasesGetsTheLockSoonAfterItsKeyExpires() {
+        for (int i = 0; i < 5; i++) {
+            this.nodes.set(i, "redlock:k", "a-crashed-holder", Duration.ofMillis(800));
+        }
+        long expires = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(800);
+        Optional<RedlockLease> lease = this.waiter.get().tryAcquire("k", Duration.ofSeconds(10), Duration.ofSeconds(10));
+        long late = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - expires);
+        assertThat(lease).isPresent();
+        assertThat(late).as("ms from the key's expiry to the grant").isLessThan(250);
+        lease.get().release();
+    }
+
+    @Test
+    void aLostReleaseMessageStillEndsInTheLockThroughTheRetryDelay() {
+        RedlockLease held = this.holder.get().acquire("k", Duration.ofSeconds(30), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> waiting = this.waiter.get().tryAcquireAsync("k", Duration.ofSeconds(10), Duration.ofSeconds(15));
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1);
+        for (int i = 0; i < 5; i++) {
+            this.nodes.dropPubSubClients(i);
+        }
+        held.release(); // published while the waiter's pub/sub connections are down: the message is lost
+        Optional<RedlockLease> lease = waiting.join();
+        assertThat(lease).isPresent();
+        lease.get().release();
+    }
+
+    @Test
+    void aWaitingWriterWakesSoonAfterTheLastReaderReleases() {
+        RedlockLease reader = this.holder.get().acquireRead("doc", Duration.ofSeconds(30), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> writer = this.waiter.get().tryAcquireWriteAsync("doc", Duration.ofSeconds(10), Duration.ofSeconds(10));
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1);
+        sleep(200);
+        long released = System.nanoTime();
+        reader.release();
+        Optional<RedlockLease> lease = writer.join();
+        assertThat(lease).isPresent();
+        assertThat(millisSince(released)).as("ms from the reader's release to the writer's grant").isLessThan(500);
+        lease.get().release();
+    }
+
+    @Test
+    void noChannelStaysSubscribedOnceEveryWaiterIsGone() {
+        RedlockLease held = this.holder.get().acquire("busy", Duration.ofSeconds(30), Duration.ZERO);
+        List<CompletableFuture<Optional<RedlockLease>>> waits = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            waits.add(this.waiter.get().tryAcquireAsync("busy", Duration.ofSeconds(10), Duration.ofMillis(300)));
+            waits.add(this.waiter.get().tryAcquireAsync("free:" + i, Duration.ofSeconds(10), Duration.ofSeconds(5)));
+        }
+        waits.get(0).cancel(true);
+        for (CompletableFuture<Optional<RedlockLease>> wait : waits) {
+            wait.handle((lease, failure) -> lease).join();
+        }
+        waits.stream().filter((wait) -> !wait.isCancelled()).forEach((wait) -> wait.join().ifPresent(RedlockLease::release));
+        held.release();
+        for (int i = 0; i < 5; i++) {
+            int node = i;
+            awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(node).isEmpty());
+        }
+    }
+
+    @Test
+    void waitersInOneJvmGetTheLockInArrivalOrderAndAtOnceAfterEachRelease() {
+        Redlock local = this.waiter.get();
+        RedlockLease held = local.acquire("line", Duration.ofSeconds(30), Duration.ZERO);
+        List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Boolean>> done = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            int arrival = i;
+            done.add(local.tryAcquireAsync("line", Duration.ofSeconds(30), Duration.ofSeconds(20)).thenCompose((lease) -> {
+                order.add(arrival);
+                return lease.map(RedlockLease::releaseAsync).orElse(CompletableFuture.completedFuture(false));
+            }));
+            sleep(30);
+        }
+        long released = System.nanoTime();
+        held.release();
+        done.forEach(CompletableFuture::join);
+        assertThat(order).containsExactly(0, 1, 2, 3, 4, 5);
+        assertThat(millisSince(released)).as("six handoffs, with a retry delay of 2 s").isLessThan(1500);
+        assertThat(done).allSatisfy((lease) -> assertThat(lease.join()).isTrue());
+    }
+
+    @Test
+    void onlyTheFirstOfManyLocalWaitersSendsAttempts() {
+        RedlockLease held = this.holder.get().acquire("hot", Duration.ofSeconds(30), Duration.ZERO);
+        this.nodes.resetStats();
+        List<CompletableFuture<Optional<RedlockLease>>> waits = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            waits.add(this.waiter.get().tryAcquireAsync("hot", Duration.ofSeconds(10), Duration.ofSeconds(10)));
+        }
+        sleep(500);
+        long[] calls = this.nodes.scriptCalls();
+        assertThat(calls[0]).as("attempts on node 0 while 20 callers wait for a held lock").isLessThanOrEqualTo(3);
+        held.release();
+        for (CompletableFuture<Optional<RedlockLease>> wait : waits) {
+            assertThat(wait.join()).hasValueSatisfying((lease) -> assertThat(lease.release()).isTrue());
+        }
+    }
+
+    @Test
+    void aCallerThatDoesNotWaitSubscribesToNothing() {
+        RedlockLease held = this.holder.get().acquire("k", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(this.waiter.get().tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+        assertThat(this.nodes.channels(0)).isEmpty();
+        held.release();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}
