@@ -32,18 +32,28 @@ final class RedissonPeers implements AutoCloseable {
     }
 
     /** Lock and unlock with RedissonRedLock over every node; returns whether it was acquired. */
-    @SuppressWarnings("deprecation") // RedissonRedLock is deprecated in Redisson, but it is its Redlock
     boolean redlock(String key, long ttlMillis) throws InterruptedException {
-        RLock[] locks = new RLock[this.clients.size()];
-        for (int i = 0; i < locks.length; i++) {
-            locks[i] = this.clients.get(i).getLock(key);
-        }
-        return lockUnlock(new RedissonRedLock(locks), ttlMillis);
+        return lockUnlock(redlockOf(key), ttlMillis);
     }
 
     /** Lock and unlock with a plain RLock on the first node; returns whether it was acquired. */
     boolean single(String key, long ttlMillis) throws InterruptedException {
-        return lockUnlock(this.clients.get(0).getLock(key), ttlMillis);
+        return lockUnlock(singleOf(key), ttlMillis);
+    }
+
+    /** A new RedissonRedLock of {@code key} over every node, for one attempt (it is not reusable across threads). */
+    @SuppressWarnings("deprecation") // RedissonRedLock is deprecated in Redisson, but it is its Redlock
+    RLock redlockOf(String key) {
+        RLock[] locks = new RLock[this.clients.size()];
+        for (int i = 0; i < locks.length; i++) {
+            locks[i] = this.clients.get(i).getLock(key);
+        }
+        return new RedissonRedLock(locks);
+    }
+
+    /** The plain RLock of {@code key} on the first node. */
+    RLock singleOf(String key) {
+        return this.clients.get(0).getLock(key);
     }
 
     private static boolean lockUnlock(RLock lock, long ttlMillis) throws InterruptedException {

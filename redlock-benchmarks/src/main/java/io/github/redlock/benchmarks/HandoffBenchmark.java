@@ -1,0 +1,195 @@
+package io.github.redlock.benchmarks;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockLease;
+import io.github.redlock.test.RedisNodes;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+import org.redisson.api.RLock;
+import org.redisson.client.RedisException;
+
+/**
+ * Hot-key handoff: every thread waits (up to 5 s) for one shared key, holds it 1 ms, releases it, then pauses
+ * 10 ms outside the lock before its next use, on five local nodes. Contenders, each in its own trial on fresh
+ * nodes: {@code redlock} (the public API's waiting {@code tryAcquire}: woken by release messages, waiters of one JVM
+ * in line),
+ * {@code redissonSingle} (a Redisson RLock on one node, whose waiters are woken by a pub/sub release message)
+ * and {@code redissonRedlock} (Redisson's RedissonRedLock over five clients).
+ * <p>
+ * The JMH score (Throughput, ops/s) counts one op per wait + hold + release + pause; a failed wait is an op
+ * too, so the printed line also gives the acquisitions per second of the measurement iterations. The attempt
+ * latency (from starting to wait until the lock is held, without the hold or the pause) is recorded by each
+ * thread into a bounded {@link AttemptLatencies}, and printed once per trial as one line, e.g.
+ * {@code handoff redlock threads=8: acquisitions/s=… p50=… us p99=… us max=… us, waits>4s: 0, failures: 0,
+ * failed releases: 0}. A wait over 4 s counts as starved; a failure is no lock within 5 s (or a client error).
+ * <p>
+ * Targets, against Redisson's RLock in the same run: acquisitions/s at least 1.0× and attempt p99 at most
+ * 1.5× at 8 threads; no wait above 4 s at 32 threads. Threads come from {@code -t}, 8 if not given:
+ * <pre>
+ * java -jar redlock-benchmarks/target/benchmarks.jar HandoffBenchmark -t 8 -f 1 -wi 1 -i 3 -r 5s
+ * java -jar redlock-benchmarks/target/benchmarks.jar HandoffBenchmark -t 32 -f 1 -wi 1 -i 3 -r 5s
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 1, time = 5)
+@Measurement(iterations = 3, time = 5)
+@Threads(8)
+@Fork(1)
+public class HandoffBenchmark {
+
+    static final Duration WAIT = Duration.ofSeconds(5);
+
+    static final long HOLD_MILLIS = 1;
+
+    static final long PAUSE_MILLIS = 10;
+
+    private final List<AttemptLatencies> threads = new CopyOnWriteArrayList<>();
+
+    private final String key = "handoff:" + UUID.randomUUID();
+
+    private RedisNodes redis;
+
+    private Redlock redlock;
+
+    private RedissonPeers redisson;
+
+    private volatile boolean measuring;
+
+    private long iterationStart;
+
+    private long measuredNanos;
+
+    @Setup(Level.Trial)
+    public void start() {
+        this.redis = RedisNodes.start(5);
+        this.redlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(LockUnlockBenchmark.NODE_TIMEOUT).build();
+        this.redisson = new RedissonPeers(this.redis.uris(), LockUnlockBenchmark.NODE_TIMEOUT);
+    }
+
+    /** Waits are recorded in measurement iterations only; their wall time is the denominator of acquisitions/s. */
+    @Setup(Level.Iteration)
+    public void beginIteration(IterationParams iteration) {
+        this.measuring = iteration.getType() == IterationType.MEASUREMENT;
+        this.iterationStart = System.nanoTime();
+    }
+
+    @TearDown(Level.Iteration)
+    public void endIteration() {
+        if (this.measuring) {
+            this.measuredNanos += System.nanoTime() - this.iterationStart;
+        }
+        this.measuring = false;
+    }
+
+    @TearDown(Level.Trial)
+    public void stop(BenchmarkParams params) {
+        String name = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+        System.out.println("handoff " + name + " threads=" + params.getThreads() + ": "
+                + AttemptLatencies.summarize(this.threads, this.measuredNanos / 1e9));
+        this.redisson.close();
+        this.redlock.close();
+        this.redis.close();
+    }
+
+    /** A benchmark thread's record of its waits. */
+    @State(Scope.Thread)
+    public static class Waiter {
+
+        final AttemptLatencies latencies = new AttemptLatencies();
+
+        @Setup(Level.Trial)
+        public void join(HandoffBenchmark benchmark) {
+            benchmark.threads.add(this.latencies);
+        }
+
+    }
+
+    @Benchmark
+    public boolean redlock(Waiter waiter) throws InterruptedException {
+        return handoff(waiter, () -> this.redlock.tryAcquire(this.key, LockUnlockBenchmark.TTL, WAIT)
+                .<BooleanSupplier>map((lease) -> lease::release).orElse(null));
+    }
+
+    @Benchmark
+    public boolean redissonSingle(Waiter waiter) throws InterruptedException {
+        return handoff(waiter, () -> tryLock(this.redisson.singleOf("redisson1:" + this.key)));
+    }
+
+    @Benchmark
+    public boolean redissonRedlock(Waiter waiter) throws InterruptedException {
+        return handoff(waiter, () -> tryLock(this.redisson.redlockOf("redisson:" + this.key)));
+    }
+
+    /** Waits for the key, records the wait, holds and releases the key, then pauses; returns whether it was held. */
+    private boolean handoff(Waiter waiter, Acquirer acquirer) throws InterruptedException {
+        long start = System.nanoTime();
+        BooleanSupplier release = acquirer.acquire();
+        long waited = System.nanoTime() - start;
+        if (release != null) {
+            Thread.sleep(HOLD_MILLIS);
+            boolean released = release.getAsBoolean();
+            if (this.measuring) {
+                waiter.latencies.acquired(waited, released);
+            }
+        }
+        else if (this.measuring) {
+            waiter.latencies.failed();
+        }
+        Thread.sleep(PAUSE_MILLIS);
+        return release != null;
+    }
+
+    /** Redisson's wait for the lock; returns its unlock, or null when it was not acquired in time. */
+    private static BooleanSupplier tryLock(RLock lock) throws InterruptedException {
+        try {
+            if (!lock.tryLock(WAIT.toMillis(), LockUnlockBenchmark.TTL.toMillis(), TimeUnit.MILLISECONDS)) {
+                return null;
+            }
+        }
+        catch (RedisException | CompletionException ex) {
+            return null; // a timed-out command (RedissonMultiLock wraps it): a failed wait, as ours would report
+        }
+        return () -> {
+            try {
+                lock.unlock();
+                return true;
+            }
+            catch (RedisException | CompletionException | IllegalMonitorStateException ex) {
+                return false; // timed out, or the lease was gone: the key may stay held until its TTL
+            }
+        };
+    }
+
+    /** One contender's wait for the key: returns how to release it, or null when it was not acquired. */
+    @FunctionalInterface
+    private interface Acquirer {
+
+        BooleanSupplier acquire() throws InterruptedException;
+
+    }
+
+}
