@@ -139,9 +139,22 @@ final class ReleaseMessages implements AutoCloseable {
         });
     }
 
-    /** Wakes this JVM's waiters of a channel, as a release message from a node would. */
+    /**
+     * Wakes this JVM's waiters of a channel, as a release message from a node would: on this thread when it is
+     * not an I/O thread (the release was just sent from it, so the waiters' attempts follow it on every
+     * connection), else on the wake executor.
+     */
     void wakeLocal(byte[] channel) {
-        wake(channel);
+        if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+            wake(channel);
+            return;
+        }
+        Set<Runnable> set = this.waiters.get(ByteBuffer.wrap(channel));
+        if (set != null) {
+            for (Runnable waiter : set) {
+                waiter.run();
+            }
+        }
     }
 
     private void wake(byte[] channel) {
