@@ -45,7 +45,7 @@ final class FollowUps implements LeaseOperations {
             QuorumCall call = release(lease.type().releaseScript(), keys, args, lease.acquisition(), owedUntil);
             // Waiters in this JVM go at once, without the round trip of the release message; their attempts
             // are sent after the release on every connection.
-            this.messages.wakeLocal(lease.keys().channel());
+            this.messages.wakeLocal(lease.keys().channel(), lease.tokenBytes());
             return call;
         }).thenCompose(QuorumCall::decision);
         RedlockObserver observer = this.nodes.observer();

@@ -1,5 +1,6 @@
 package io.github.redlock.core;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -105,7 +106,8 @@ final class LockEngine {
             retries.start();
         }
         else {
-            CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(retries::outOfTime);
+            io.netty.util.Timeout outOfTime = this.nodes.schedule((timeout) -> retries.outOfTime(), waitNanos);
+            result.whenComplete((attempt, failure) -> outOfTime.cancel());
         }
         return result;
     }
@@ -219,7 +221,10 @@ final class LockEngine {
         long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         return this.nodes.inProgramOrder(() -> {
             // sent here, not through release(): one hop at most
-            this.followUps.release(cleanup, keys.cleanup(retrying), new byte[][] { tokenBytes, keys.channel() }, acquisition, owedUntil);
+            // A retry's clean-up does not publish: waiters, this one included, would wake each other in turn
+            // while a holder keeps the lock on a bare quorum. A final one (the caller gave up) does.
+            byte[][] args = retrying ? new byte[][] { tokenBytes } : new byte[][] { tokenBytes, keys.channel() };
+            this.followUps.release(cleanup, keys.cleanup(retrying), args, acquisition, owedUntil);
             return failed;
         });
     }
@@ -295,6 +300,12 @@ final class LockEngine {
         /** Whether the attempts started (or the wait ended before they could). */
         private final AtomicBoolean started = new AtomicBoolean();
 
+        /** How this caller listens for releases; null for a caller that does not wait. */
+        private volatile ReleaseMessages.Subscription subscription;
+
+        /** The token of the last release that woke this caller: the other nodes' messages of it are ignored. */
+        private volatile ByteBuffer lastRelease;
+
         /** What the local line runs when this caller's turn comes; one instance, as the line knows it by identity. */
         final Runnable turn = this::yourTurn;
 
@@ -311,21 +322,28 @@ final class LockEngine {
         }
 
         /**
-         * Starts the attempts of a caller that waits: listens for the lock's release messages (before the first
-         * attempt, so that a release right after its refusal is heard) until the acquisition ends.
+         * Starts the attempts of a caller that waits (once; the wait time may have ended first). It listens for
+         * releases in this JVM before its first attempt (so that a release right after its refusal is heard), and
+         * on the nodes from its first refusal on ({@link #waitForNext}), so that a caller that gets the lock at
+         * once costs no subscription.
          */
         void start() {
-            if (!this.started.compareAndSet(false, true)) {
-                return;
+            if (this.started.compareAndSet(false, true)) {
+                ReleaseMessages.Subscription subscription = LockEngine.this.messages.listen(this.keys.channel(), this::wake);
+                this.subscription = subscription;
+                this.result.whenComplete((attempt, failure) -> subscription.close());
+                run();
             }
-            ReleaseMessages.Subscription subscription = LockEngine.this.messages.subscribe(this.keys.channel(), this::wake);
-            this.result.whenComplete((attempt, failure) -> subscription.close());
-            run();
         }
 
         /** The callers before this one in the local line are gone: contend now (on a thread that is not an I/O thread). */
         private void yourTurn() {
-            start();
+            if (System.nanoTime() - this.deadlineNanos >= 0) {
+                outOfTime();
+            }
+            else {
+                start();
+            }
         }
 
         /** The wait time ended while this caller still waited in the local line, without an attempt of its own. */
@@ -336,8 +354,15 @@ final class LockEngine {
             }
         }
 
-        /** A release message of the lock: try again now, or right after the attempt under way. */
-        void wake() {
+        /**
+         * A release message of the lock: try again now, or right after the attempt under way. Every node publishes
+         * the release, with the released lease's token: only the first message of a release wakes.
+         */
+        void wake(ByteBuffer released) {
+            if (released != null && released.equals(this.lastRelease)) {
+                return;
+            }
+            this.lastRelease = released;
             this.woken = true;
             if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
                 run();
@@ -355,7 +380,15 @@ final class LockEngine {
             }
             this.attempts++;
             this.woken = false;
-            attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token).whenComplete((attempt, failure) -> {
+            CompletableFuture<Attempt> next;
+            try {
+                next = attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token);
+            }
+            catch (RuntimeException ex) {
+                this.result.completeExceptionally(ex); // e.g. its Redlock was closed meanwhile
+                return;
+            }
+            next.whenComplete((attempt, failure) -> {
                 if (failure != null) {
                     this.result.completeExceptionally(failure);
                 }
@@ -376,6 +409,10 @@ final class LockEngine {
 
         /** Waits for a release message, the holder's key to expire, or the jittered delay, whichever is first. */
         private void waitForNext(Attempt attempt) {
+            ReleaseMessages.Subscription listening = this.subscription;
+            if (listening != null) {
+                listening.onNodes();
+            }
             long remaining = this.deadlineNanos - System.nanoTime();
             long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call())), remaining));
             this.phase.set(WAITING);
@@ -398,8 +435,8 @@ final class LockEngine {
          * did not say (a read-write lock, a timeout, a key without expiry).
          */
         private long untilQuorumFree(QuorumCall call) {
-            if (call == null) {
-                return Long.MAX_VALUE;
+            if (call == null || call.granted() >= LockEngine.this.nodes.quorum()) {
+                return Long.MAX_VALUE; // no word from the nodes, or a quorum that came too late: the delay decides
             }
             int size = LockEngine.this.nodes.size();
             long[] freeIn = new long[size];

@@ -569,7 +569,8 @@ public final class Redlock implements AutoCloseable {
             NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
                     this.clockDriftFactor, this.observer);
             Fencing fencing = this.fencing ? new Fencing(clients, this.keyPrefix) : null;
-            ReleaseMessages messages = new ReleaseMessages(settings.uris(), connections.connector(), ForkJoinPool.commonPool());
+            ReleaseMessages messages = new ReleaseMessages(settings.uris(), connections.connector(), ForkJoinPool.commonPool(),
+                    connections.scheduler());
             LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis(),
                     (fencing != null) ? fencing.counterKey() : null, messages);
             RestartGuard guard = new RestartGuard(clients, this.keyPrefix, this.restartQuarantine, this.maxTtl.toMillis(),

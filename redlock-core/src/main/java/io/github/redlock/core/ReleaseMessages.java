@@ -1,25 +1,33 @@
 package io.github.redlock.core;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
- * The release messages that waiters listen to: every release publishes on its lock's channel on each node
- * (see {@code release.lua}), and a waiter in this JVM is woken as soon as any node delivers one, instead of
- * sleeping out its retry delay. One pub/sub connection per node, opened when the first waiter appears;
- * a channel is subscribed only while someone in this JVM waits on it. Messages are a hint: a waiter still
- * retries after its delay when none comes (a node down, a message lost, a key that expired unreleased).
+ * The release messages that waiters listen to: every release publishes its lease's token on its lock's channel
+ * on each node (see {@code release.lua}), and a waiter in this JVM is woken as soon as any node delivers one,
+ * instead of sleeping out its retry delay. A waiter listens locally from its first attempt (a release in this
+ * JVM wakes it without a round trip: {@link #wakeLocal}) and on the nodes from its first refusal, so that a
+ * caller that gets the lock at once costs no subscription. One pub/sub connection per node, opened when the
+ * first waiter appears; a channel is subscribed only while someone in this JVM waits on it, and subscribed again
+ * every {@link #RESUBSCRIBE_MILLIS} ms while it is (a SUBSCRIBE rejected while a connection was down is not
+ * retried by Lettuce). Messages are a hint: a waiter still retries after its delay when none comes.
  */
 final class ReleaseMessages implements AutoCloseable {
 
@@ -28,11 +36,16 @@ final class ReleaseMessages implements AutoCloseable {
     /** How long after a failed connect the node's pub/sub connection is tried again. */
     private static final long RECONNECT_MILLIS = 1_000;
 
+    /** How often the channels with waiters are subscribed again. */
+    static final long RESUBSCRIBE_MILLIS = 2_000;
+
     private final List<RedisURI> uris;
 
     private final NodeConnector connector;
 
     private final Executor wakeExecutor;
+
+    private final EventExecutorGroup scheduler;
 
     private final AtomicReferenceArray<StatefulRedisPubSubConnection<byte[], byte[]>> connections;
 
@@ -40,53 +53,110 @@ final class ReleaseMessages implements AutoCloseable {
 
     private volatile boolean closed;
 
-    /** The waiters of each subscribed channel (by content); a channel is subscribed while it has any. */
-    private final ConcurrentHashMap<ByteBuffer, Set<Runnable>> waiters = new ConcurrentHashMap<>();
+    private volatile ScheduledFuture<?> resubscribe;
+
+    /** Each channel's waiters, by content; changed only inside the map's compute functions. */
+    private final ConcurrentHashMap<ByteBuffer, Channel> channels = new ConcurrentHashMap<>();
 
     /**
-     * @param wakeExecutor where waiters are woken: not an I/O thread, so that the attempts they send queue up
-     * behind commands sent before them on each connection
+     * @param wakeExecutor where waiters are woken on a message: not an I/O thread, so that the attempts they send
+     * queue up behind commands sent before them on each connection
+     * @param scheduler runs the reconnects and the periodic subscription
      */
-    ReleaseMessages(List<RedisURI> uris, NodeConnector connector, Executor wakeExecutor) {
+    ReleaseMessages(List<RedisURI> uris, NodeConnector connector, Executor wakeExecutor, EventExecutorGroup scheduler) {
         this.uris = uris;
         this.connector = connector;
         this.wakeExecutor = wakeExecutor;
+        this.scheduler = scheduler;
         this.connections = new AtomicReferenceArray<>(uris.size());
     }
 
     /**
-     * Wakes {@code waiter} on every release message of the channel until the returned subscription is closed.
+     * Wakes {@code waiter} on every release of the channel made in this JVM, and, once
+     * {@link Subscription#onNodes()} was called, on every release message from a node, until the returned
+     * subscription is closed.
      * @param channel the lock's release channel
-     * @param waiter what to run on a message (on the wake executor; it must be cheap and not block)
+     * @param waiter what to run with the released lease's token (cheap, non-blocking)
      * @return the subscription, to close once the waiter stops waiting
      */
-    Subscription subscribe(byte[] channel, Runnable waiter) {
-        if (this.closed) {
-            return () -> { };
-        }
-        openOnce();
+    Subscription listen(byte[] channel, Consumer<ByteBuffer> waiter) {
         ByteBuffer name = ByteBuffer.wrap(channel);
-        this.waiters.compute(name, (key, current) -> {
-            Set<Runnable> set = (current != null) ? current : ConcurrentHashMap.newKeySet();
-            if (current == null) {
-                forEachConnection((connection) -> connection.async().subscribe(channel));
-            }
-            set.add(waiter);
-            return set;
+        this.channels.compute(name, (key, current) -> {
+            Channel entry = (current != null) ? current : new Channel(channel);
+            entry.waiters.add(waiter);
+            return entry;
         });
-        return () -> this.waiters.computeIfPresent(name, (key, current) -> {
-            current.remove(waiter);
-            if (!current.isEmpty()) {
-                return current;
+        return new Subscription() {
+
+            /** 0: listening in this JVM, 1: on the nodes too, 2: closed; changed inside the map's compute functions. */
+            private final java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger();
+
+            @Override
+            public void onNodes() {
+                if (this.state.get() == 0 && !ReleaseMessages.this.closed) {
+                    subscribe(name, this.state);
+                }
             }
-            forEachConnection((connection) -> connection.async().unsubscribe(channel));
-            return null;
+
+            @Override
+            public void close() {
+                ReleaseMessages.this.channels.computeIfPresent(name, (key, entry) -> {
+                    int previous = this.state.getAndSet(2);
+                    if (previous == 2) {
+                        return entry;
+                    }
+                    entry.waiters.remove(waiter);
+                    if (previous == 1 && --entry.onNodes == 0) {
+                        forEachConnection((connection) -> connection.async().unsubscribe(entry.channel));
+                    }
+                    return entry.waiters.isEmpty() ? null : entry;
+                });
+            }
+
+        };
+    }
+
+    /**
+     * Moves one subscription from listening in this JVM to listening on the nodes too, unless it was closed
+     * meanwhile: in the map's compute function, so in order with its close and with the channel's other changes.
+     */
+    private void subscribe(ByteBuffer name, java.util.concurrent.atomic.AtomicInteger state) {
+        openOnce();
+        boolean[] missing = new boolean[this.connections.length()];
+        this.channels.computeIfPresent(name, (key, entry) -> {
+            if (state.compareAndSet(0, 1) && entry.onNodes++ == 0) {
+                for (int i = 0; i < missing.length; i++) {
+                    StatefulRedisPubSubConnection<byte[], byte[]> connection = this.connections.get(i);
+                    missing[i] = connection == null;
+                    if (connection != null) {
+                        connection.async().subscribe(entry.channel);
+                    }
+                }
+            }
+            return entry;
+        });
+        // A connection that opened meanwhile may have looked at the channels before this one was added.
+        for (int i = 0; i < missing.length; i++) {
+            StatefulRedisPubSubConnection<byte[], byte[]> connection = this.connections.get(i);
+            if (missing[i] && connection != null) {
+                subscribeOn(connection, name);
+            }
+        }
+    }
+
+    /** Subscribes one connection to a channel if it still has waiters on the nodes; in order with unsubscribes. */
+    private void subscribeOn(StatefulRedisPubSubConnection<byte[], byte[]> connection, ByteBuffer name) {
+        this.channels.computeIfPresent(name, (key, entry) -> {
+            if (entry.onNodes > 0) {
+                connection.async().subscribe(entry.channel); // twice is harmless
+            }
+            return entry;
         });
     }
 
-    /** The number of channels subscribed now (for tests and the endpoint). */
+    /** The number of channels with waiters (for tests). */
     int channels() {
-        return this.waiters.size();
+        return this.channels.size();
     }
 
     private void openOnce() {
@@ -94,6 +164,8 @@ final class ReleaseMessages implements AutoCloseable {
             for (int i = 0; i < this.uris.size(); i++) {
                 open(i);
             }
+            this.resubscribe = this.scheduler.scheduleWithFixedDelay(this::resubscribe, RESUBSCRIBE_MILLIS, RESUBSCRIBE_MILLIS,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -114,14 +186,14 @@ final class ReleaseMessages implements AutoCloseable {
                     logger.log(System.Logger.Level.DEBUG, "No release messages from " + this.uris.get(index) + ": " + failure);
                     return; // the connector cannot open pub/sub connections: waiters retry after their delay
                 }
-                CompletableFuture.delayedExecutor(RECONNECT_MILLIS, TimeUnit.MILLISECONDS, this.wakeExecutor).execute(() -> open(index));
+                this.scheduler.schedule(() -> open(index), RECONNECT_MILLIS, TimeUnit.MILLISECONDS);
                 return;
             }
             connection.addListener(new RedisPubSubAdapter<>() {
 
                 @Override
                 public void message(byte[] channel, byte[] message) {
-                    wake(channel);
+                    wake(channel, message);
                 }
 
             });
@@ -130,52 +202,63 @@ final class ReleaseMessages implements AutoCloseable {
                 connection.closeAsync();
                 return;
             }
-            // Channels that got waiters before the connection was there; subscribing twice is harmless.
-            for (ByteBuffer name : this.waiters.keySet()) {
-                byte[] channel = new byte[name.remaining()];
-                name.duplicate().get(channel);
-                connection.async().subscribe(channel);
+            for (ByteBuffer name : new ArrayList<>(this.channels.keySet())) {
+                subscribeOn(connection, name);
             }
         });
+    }
+
+    /** Subscribes every open connection again to the channels that have waiters on the nodes. */
+    private void resubscribe() {
+        for (ByteBuffer name : new ArrayList<>(this.channels.keySet())) {
+            for (int i = 0; i < this.connections.length(); i++) {
+                StatefulRedisPubSubConnection<byte[], byte[]> connection = this.connections.get(i);
+                if (connection != null && connection.isOpen()) {
+                    subscribeOn(connection, name);
+                }
+            }
+        }
     }
 
     /**
      * Wakes this JVM's waiters of a channel, as a release message from a node would: on this thread when it is
      * not an I/O thread (the release was just sent from it, so the waiters' attempts follow it on every
-     * connection), else on the wake executor.
+     * connection), else on the wake executor. A waiter that throws does not keep the others from waking.
      */
-    void wakeLocal(byte[] channel) {
-        if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
-            wake(channel);
+    void wakeLocal(byte[] channel, byte[] token) {
+        if (Thread.currentThread() instanceof FastThreadLocalThread) {
+            wake(channel, token);
             return;
         }
-        Set<Runnable> set = this.waiters.get(ByteBuffer.wrap(channel));
-        if (set != null) {
-            for (Runnable waiter : set) {
-                waiter.run();
+        Channel entry = this.channels.get(ByteBuffer.wrap(channel));
+        if (entry != null) {
+            ByteBuffer released = ByteBuffer.wrap(token);
+            for (Consumer<ByteBuffer> waiter : entry.waiters) {
+                try {
+                    waiter.accept(released);
+                }
+                catch (RuntimeException ex) {
+                    logger.log(System.Logger.Level.WARNING, "A waiter failed to wake: " + ex, ex);
+                }
             }
         }
     }
 
-    private void wake(byte[] channel) {
-        Set<Runnable> set = this.waiters.get(ByteBuffer.wrap(channel));
-        if (set != null) {
-            for (Runnable waiter : set) {
-                this.wakeExecutor.execute(waiter);
+    private void wake(byte[] channel, byte[] token) {
+        Channel entry = this.channels.get(ByteBuffer.wrap(channel));
+        if (entry != null) {
+            ByteBuffer released = ByteBuffer.wrap(token);
+            for (Consumer<ByteBuffer> waiter : entry.waiters) {
+                this.wakeExecutor.execute(() -> waiter.accept(released));
             }
         }
     }
 
-    private void forEachConnection(java.util.function.Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> action) {
+    private void forEachConnection(Consumer<StatefulRedisPubSubConnection<byte[], byte[]>> action) {
         for (int i = 0; i < this.connections.length(); i++) {
             StatefulRedisPubSubConnection<byte[], byte[]> connection = this.connections.get(i);
             if (connection != null && connection.isOpen()) {
-                try {
-                    action.accept(connection);
-                }
-                catch (RuntimeException ex) {
-                    // disconnected: Lettuce subscribes the connection's channels again when it reconnects
-                }
+                action.accept(connection); // rejected while disconnected: the future fails, nothing throws
             }
         }
     }
@@ -183,6 +266,10 @@ final class ReleaseMessages implements AutoCloseable {
     @Override
     public void close() {
         this.closed = true;
+        ScheduledFuture<?> periodic = this.resubscribe;
+        if (periodic != null) {
+            periodic.cancel(false);
+        }
         for (int i = 0; i < this.connections.length(); i++) {
             StatefulRedisPubSubConnection<byte[], byte[]> connection = this.connections.getAndSet(i, null);
             if (connection != null) {
@@ -191,11 +278,28 @@ final class ReleaseMessages implements AutoCloseable {
         }
     }
 
-    /** A waiter's subscription to one channel; closing it ends the waiter's wake-ups. */
-    @FunctionalInterface
+    /** A waiter's listening to one channel; closing it ends the waiter's wake-ups. */
     interface Subscription {
 
+        /** Also listens on the nodes, for releases made by other clients (once; later calls do nothing). */
+        void onNodes();
+
         void close();
+
+    }
+
+    /** One channel's waiters, and how many of them listen on the nodes. */
+    private static final class Channel {
+
+        private final byte[] channel;
+
+        private final Set<Consumer<ByteBuffer>> waiters = ConcurrentHashMap.newKeySet();
+
+        private int onNodes; // changed inside the map's compute functions only
+
+        Channel(byte[] channel) {
+            this.channel = channel;
+        }
 
     }
 

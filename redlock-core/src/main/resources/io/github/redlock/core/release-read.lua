@@ -14,7 +14,7 @@ if not expiry then
 end
 redis.call('zrem', KEYS[1], ARGV[1])
 if ARGV[2] then
-    redis.call('publish', ARGV[2], '')
+    redis.pcall('publish', ARGV[2], ARGV[1]) -- pcall: an ACL may forbid the channel
 end
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

@@ -7,7 +7,7 @@ redis.call('zrem', KEYS[3], 'w:' .. ARGV[1])
 if redis.call('get', KEYS[1]) == ARGV[1] then
     redis.call('del', KEYS[1])
     if ARGV[2] then
-        redis.call('publish', ARGV[2], '')
+        redis.pcall('publish', ARGV[2], ARGV[1]) -- pcall: an ACL may forbid the channel
     end
     return 1
 end

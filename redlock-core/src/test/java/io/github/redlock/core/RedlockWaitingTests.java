@@ -166,6 +166,26 @@ class RedlockWaitingTests {
     }
 
     @Test
+    void aWaiterDoesNotSpinWhileTheHolderKeepsTheLockOnABareQuorum() {
+        RedlockLease held = this.holder.get().acquire("bare", Duration.ofSeconds(30), Duration.ZERO);
+        this.nodes.awaitOnAll("redlock:bare", held.token());
+        this.nodes.delete(3, "redlock:bare");
+        this.nodes.delete(4, "redlock:bare"); // each attempt now takes nodes 3 and 4 and cleans them up again
+        this.nodes.resetStats();
+        assertThat(this.waiter.get().tryAcquire("bare", Duration.ofSeconds(10), Duration.ofSeconds(2))).isEmpty();
+        assertThat(this.nodes.scriptCalls()[3]).as("script calls on node 3 during a 2 s wait, retry delay 2 s").isLessThanOrEqualTo(8);
+        held.release();
+    }
+
+    @Test
+    void anAttemptWhoseQuorumCameTooLateIsNotRetriedAtOnce() {
+        this.nodes.resetStats();
+        // A 2 ms ttl leaves no validity after any round trip: every attempt reaches a quorum too late.
+        assertThat(this.waiter.get().tryAcquire("late", Duration.ofMillis(2), Duration.ofSeconds(1))).isEmpty();
+        assertThat(this.nodes.scriptCalls()[0]).as("script calls on node 0 during a 1 s wait, retry delay 2 s").isLessThanOrEqualTo(8);
+    }
+
+    @Test
     void aCallerThatDoesNotWaitSubscribesToNothing() {
         RedlockLease held = this.holder.get().acquire("k", Duration.ofSeconds(30), Duration.ZERO);
         assertThat(this.waiter.get().tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
