@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity, the clean-up on
@@ -294,8 +295,12 @@ final class LockEngine {
         /** Whether an attempt is under way or the loop waits; only the one who moves it from waiting starts the next. */
         private final AtomicInteger phase = new AtomicInteger(ATTEMPTING);
 
-        /** A release message came during the attempt: the next one goes at once. */
-        private volatile boolean woken;
+        /**
+         * How many releases woke this caller. An attempt reads it before it is sent: a wake it saw was sent
+         * before it (on every connection, as the release's commands precede the wake), one it did not see makes
+         * the next attempt go at once.
+         */
+        private final AtomicLong wakes = new AtomicLong();
 
         /** Whether the attempts started (or the wait ended before they could). */
         private final AtomicBoolean started = new AtomicBoolean();
@@ -303,8 +308,8 @@ final class LockEngine {
         /** How this caller listens for releases; null for a caller that does not wait. */
         private volatile ReleaseMessages.Subscription subscription;
 
-        /** The token of the last release that woke this caller: the other nodes' messages of it are ignored. */
-        private volatile ByteBuffer lastRelease;
+        /** The token of the last release in this JVM that woke this caller: the nodes' messages of it are ignored. */
+        private volatile ByteBuffer lastLocalRelease;
 
         /** What the local line runs when this caller's turn comes; one instance, as the line knows it by identity. */
         final Runnable turn = this::yourTurn;
@@ -355,15 +360,19 @@ final class LockEngine {
         }
 
         /**
-         * A release message of the lock: try again now, or right after the attempt under way. Every node publishes
-         * the release, with the released lease's token: only the first message of a release wakes.
+         * A release of the lock: try again now, or right after the attempt under way. A release in this JVM wakes
+         * once; the nodes' messages of the same release are then ignored (the attempt it started was sent after
+         * the release on every connection). Each node's message of another client's release wakes, as the other
+         * nodes may not have applied it yet when the first message arrives.
          */
-        void wake(ByteBuffer released) {
-            if (released != null && released.equals(this.lastRelease)) {
+        void wake(ByteBuffer released, boolean inOrder) {
+            if (!inOrder && released.equals(this.lastLocalRelease)) {
                 return;
             }
-            this.lastRelease = released;
-            this.woken = true;
+            if (inOrder) {
+                this.lastLocalRelease = released;
+            }
+            this.wakes.incrementAndGet();
             if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
                 run();
             }
@@ -379,7 +388,7 @@ final class LockEngine {
                 return;
             }
             this.attempts++;
-            this.woken = false;
+            long seen = this.wakes.get(); // before the attempt is sent
             CompletableFuture<Attempt> next;
             try {
                 next = attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token);
@@ -402,13 +411,13 @@ final class LockEngine {
                     this.result.complete(attempt.afterAttempts(this.attempts));
                 }
                 else {
-                    waitForNext(attempt);
+                    waitForNext(attempt, seen);
                 }
             });
         }
 
         /** Waits for a release message, the holder's key to expire, or the jittered delay, whichever is first. */
-        private void waitForNext(Attempt attempt) {
+        private void waitForNext(Attempt attempt, long seen) {
             ReleaseMessages.Subscription listening = this.subscription;
             if (listening != null) {
                 listening.onNodes();
@@ -416,7 +425,7 @@ final class LockEngine {
             long remaining = this.deadlineNanos - System.nanoTime();
             long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call())), remaining));
             this.phase.set(WAITING);
-            if (this.woken && this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+            if (this.wakes.get() != seen && this.phase.compareAndSet(WAITING, ATTEMPTING)) {
                 // A message came during the attempt. Never from this thread: it may be an I/O thread, whose own
                 // connections would get the next attempt ahead of this attempt's clean-up, still queued there.
                 ForkJoinPool.commonPool().execute(this);

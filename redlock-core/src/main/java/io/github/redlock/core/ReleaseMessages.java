@@ -79,7 +79,7 @@ final class ReleaseMessages implements AutoCloseable {
      * @param waiter what to run with the released lease's token (cheap, non-blocking)
      * @return the subscription, to close once the waiter stops waiting
      */
-    Subscription listen(byte[] channel, Consumer<ByteBuffer> waiter) {
+    Subscription listen(byte[] channel, Waiter waiter) {
         ByteBuffer name = ByteBuffer.wrap(channel);
         this.channels.compute(name, (key, current) -> {
             Channel entry = (current != null) ? current : new Channel(channel);
@@ -193,7 +193,7 @@ final class ReleaseMessages implements AutoCloseable {
 
                 @Override
                 public void message(byte[] channel, byte[] message) {
-                    wake(channel, message);
+                    wake(channel, message, false);
                 }
 
             });
@@ -227,15 +227,15 @@ final class ReleaseMessages implements AutoCloseable {
      */
     void wakeLocal(byte[] channel, byte[] token) {
         if (Thread.currentThread() instanceof FastThreadLocalThread) {
-            wake(channel, token);
+            wake(channel, token, false); // not in order with the release from here: counts as a node's message
             return;
         }
         Channel entry = this.channels.get(ByteBuffer.wrap(channel));
         if (entry != null) {
             ByteBuffer released = ByteBuffer.wrap(token);
-            for (Consumer<ByteBuffer> waiter : entry.waiters) {
+            for (Waiter waiter : entry.waiters) {
                 try {
-                    waiter.accept(released);
+                    waiter.released(released, true);
                 }
                 catch (RuntimeException ex) {
                     logger.log(System.Logger.Level.WARNING, "A waiter failed to wake: " + ex, ex);
@@ -244,12 +244,12 @@ final class ReleaseMessages implements AutoCloseable {
         }
     }
 
-    private void wake(byte[] channel, byte[] token) {
+    private void wake(byte[] channel, byte[] token, boolean local) {
         Channel entry = this.channels.get(ByteBuffer.wrap(channel));
         if (entry != null) {
             ByteBuffer released = ByteBuffer.wrap(token);
-            for (Consumer<ByteBuffer> waiter : entry.waiters) {
-                this.wakeExecutor.execute(() -> waiter.accept(released));
+            for (Waiter waiter : entry.waiters) {
+                this.wakeExecutor.execute(() -> waiter.released(released, local));
             }
         }
     }
@@ -278,6 +278,20 @@ final class ReleaseMessages implements AutoCloseable {
         }
     }
 
+    /** What is woken by a release. */
+    @FunctionalInterface
+    interface Waiter {
+
+        /**
+         * A lease of the lock was released.
+         * @param token the released lease's token
+         * @param inOrder true when the release was sent from this thread just before, so that commands the waiter
+         * sends now reach every node after it; false for a node's message (other nodes may not have it yet)
+         */
+        void released(ByteBuffer token, boolean inOrder);
+
+    }
+
     /** A waiter's listening to one channel; closing it ends the waiter's wake-ups. */
     interface Subscription {
 
@@ -293,7 +307,7 @@ final class ReleaseMessages implements AutoCloseable {
 
         private final byte[] channel;
 
-        private final Set<Consumer<ByteBuffer>> waiters = ConcurrentHashMap.newKeySet();
+        private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
 
         private int onNodes; // changed inside the map's compute functions only
 
