@@ -1,23 +1,18 @@
 package io.github.redlock.core;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity, the clean-up on
- * every node after a failed attempt, and jittered retries. Releases and extensions are the
+ * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity (with fencing, two
+ * rounds), the clean-up on every node after a failed attempt, and the start of each acquisition's
+ * {@link Retries} (in this JVM's line for the lock, see {@link LocalLines}). Releases and extensions are the
  * {@link FollowUps}'. Everything is asynchronous; the synchronous API blocks on these futures with a bound.
  */
-final class LockEngine {
+final class LockEngine implements Retries.Attempts {
 
     private final NodeSet nodes;
 
@@ -56,7 +51,8 @@ final class LockEngine {
         this.queueMillis = Long.toString(queueMillis).getBytes(StandardCharsets.US_ASCII);
     }
 
-    int quorum() {
+    @Override
+    public int quorum() {
         return this.nodes.quorum();
     }
 
@@ -71,6 +67,26 @@ final class LockEngine {
     /** The leases not released yet (they may have expired). */
     List<RedlockLease> leases() {
         return this.held.snapshot();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return this.held.isClosed();
+    }
+
+    @Override
+    public ReleaseMessages.Subscription listen(byte[] channel, ReleaseMessages.Waiter waiter) {
+        return this.messages.listen(channel, waiter);
+    }
+
+    @Override
+    public int nodeCount() {
+        return this.nodes.size();
+    }
+
+    @Override
+    public long retryDelayNanos() {
+        return this.retryDelayNanos;
     }
 
     /**
@@ -91,7 +107,7 @@ final class LockEngine {
      */
     CompletableFuture<Attempt> acquire(LockType type, String key, String redisKey, long ttlMillis, long waitNanos) {
         CompletableFuture<Attempt> result = new CompletableFuture<>();
-        Retries retries = new Retries(type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos,
+        Retries retries = new Retries(this, type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos,
                 waitNanos > 0, result);
         if (waitNanos <= 0) {
             retries.run();
@@ -119,7 +135,8 @@ final class LockEngine {
      * (and, when configured, the attempt stayed within the acquisition budget). Otherwise the lease's
      * entries are deleted on every node; a reader or writer that will try again keeps its place in the queue.
      */
-    private CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
+    @Override
+    public CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
             long deadlineNanos, boolean waiting, String acquisitionToken) {
         // The exclusive lock draws a token per attempt. A read or write lock keeps one for the acquisition: it
         // is also its place in the nodes' queue, which must survive from one attempt to the next. Either way
@@ -228,251 +245,6 @@ final class LockEngine {
             this.followUps.release(cleanup, keys.cleanup(retrying), args, acquisition, owedUntil);
             return failed;
         });
-    }
-
-    /**
-     * The outcome of an acquisition: a lease, or the node replies of the last attempt (null when no attempt
-     * was decided) and what else went wrong.
-     */
-    record Attempt(RedlockLease lease, QuorumCall call, String problem, int attempts, boolean retrying) {
-
-        static Attempt acquired(RedlockLease lease) {
-            return new Attempt(lease, null, null, 1, false);
-        }
-
-        static Attempt failed(QuorumCall call, String problem, boolean retrying) {
-            return new Attempt(null, call, problem, 1, retrying);
-        }
-
-        Attempt afterAttempts(int count) {
-            return new Attempt(this.lease, this.call, this.problem, count, false);
-        }
-
-        int agreed() {
-            return (this.call != null) ? this.call.granted() : 0;
-        }
-
-        Map<String, String> failures() {
-            return (this.call != null) ? this.call.failures() : Map.of();
-        }
-
-    }
-
-    /**
-     * The retry loop of one acquisition. Between attempts it waits; a release message ({@link #wake()}) or the
-     * end of the delay, whichever comes first, starts the next attempt, once. An attempt after the first is
-     * never started on an I/O thread (it runs on the JDK's delay scheduler or the common pool): a read or write
-     * lock's next attempt, with the same token, must reach each node after the previous attempt's clean-up,
-     * and an I/O thread would write it to its own connections ahead of the clean-up queued there.
-     */
-    private final class Retries implements Runnable {
-
-        /** {@link #phase} while an attempt is under way. */
-        private static final int ATTEMPTING = 0;
-
-        /** {@link #phase} while waiting for the next attempt. */
-        private static final int WAITING = 1;
-
-        private final LockType type;
-
-        private final String key;
-
-        final LockType.Keys keys;
-
-        private final long ttlMillis;
-
-        private final long deadlineNanos;
-
-        private final boolean waiting;
-
-        private final CompletableFuture<Attempt> result;
-
-        private int attempts;
-
-        /** The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock. */
-        private final String token;
-
-        /** Whether an attempt is under way or the loop waits; only the one who moves it from waiting starts the next. */
-        private final AtomicInteger phase = new AtomicInteger(ATTEMPTING);
-
-        /**
-         * How many releases woke this caller. An attempt reads it before it is sent: a wake it saw was sent
-         * before it (on every connection, as the release's commands precede the wake), one it did not see makes
-         * the next attempt go at once.
-         */
-        private final AtomicLong wakes = new AtomicLong();
-
-        /** Whether the attempts started (or the wait ended before they could). */
-        private final AtomicBoolean started = new AtomicBoolean();
-
-        /** How this caller listens for releases; null for a caller that does not wait. */
-        private volatile ReleaseMessages.Subscription subscription;
-
-        /** The token of the last release in this JVM that woke this caller: the nodes' messages of it are ignored. */
-        private volatile ByteBuffer lastLocalRelease;
-
-        /** What the local line runs when this caller's turn comes; one instance, as the line knows it by identity. */
-        final Runnable turn = this::yourTurn;
-
-        Retries(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos, boolean waiting,
-                CompletableFuture<Attempt> result) {
-            this.type = type;
-            this.key = key;
-            this.keys = keys;
-            this.ttlMillis = ttlMillis;
-            this.deadlineNanos = deadlineNanos;
-            this.waiting = waiting;
-            this.result = result;
-            this.token = (type != LockType.EXCLUSIVE) ? Tokens.newToken() : null;
-        }
-
-        /**
-         * Starts the attempts of a caller that waits (once; the wait time may have ended first). It listens for
-         * releases in this JVM before its first attempt (so that a release right after its refusal is heard), and
-         * on the nodes from its first refusal on ({@link #waitForNext}), so that a caller that gets the lock at
-         * once costs no subscription.
-         */
-        void start() {
-            if (this.started.compareAndSet(false, true)) {
-                ReleaseMessages.Subscription subscription = LockEngine.this.messages.listen(this.keys.channel(), this::wake);
-                this.subscription = subscription;
-                this.result.whenComplete((attempt, failure) -> subscription.close());
-                run();
-            }
-        }
-
-        /** The callers before this one in the local line are gone: contend now (on a thread that is not an I/O thread). */
-        private void yourTurn() {
-            if (System.nanoTime() - this.deadlineNanos >= 0) {
-                outOfTime();
-            }
-            else {
-                start();
-            }
-        }
-
-        /** The wait time ended while this caller still waited in the local line, without an attempt of its own. */
-        void outOfTime() {
-            if (this.started.compareAndSet(false, true)) {
-                this.result.complete(Attempt.failed(null, "the wait time ended while other callers in this JVM were ahead "
-                        + "in line for the lock (one held it or tried for it)", false));
-            }
-        }
-
-        /**
-         * A release of the lock: try again now, or right after the attempt under way. A release in this JVM wakes
-         * once; the nodes' messages of the same release are then ignored (the attempt it started was sent after
-         * the release on every connection). Each node's message of another client's release wakes, as the other
-         * nodes may not have applied it yet when the first message arrives.
-         */
-        void wake(ByteBuffer released, boolean inOrder) {
-            if (!inOrder && released.equals(this.lastLocalRelease)) {
-                return;
-            }
-            if (inOrder) {
-                this.lastLocalRelease = released;
-            }
-            this.wakes.incrementAndGet();
-            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
-                run();
-            }
-        }
-
-        @Override
-        public void run() {
-            if (this.result.isDone()) {
-                return; // cancelled by the caller
-            }
-            if (LockEngine.this.held.isClosed()) {
-                this.result.completeExceptionally(new IllegalStateException("Redlock is closed"));
-                return;
-            }
-            this.attempts++;
-            long seen = this.wakes.get(); // before the attempt is sent
-            CompletableFuture<Attempt> next;
-            try {
-                next = attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token);
-            }
-            catch (RuntimeException ex) {
-                this.result.completeExceptionally(ex); // e.g. its Redlock was closed meanwhile
-                return;
-            }
-            next.whenComplete((attempt, failure) -> {
-                if (failure != null) {
-                    this.result.completeExceptionally(failure);
-                }
-                else if (attempt.lease() != null) {
-                    if (!this.result.complete(attempt)) {
-                        attempt.lease().releaseAsync(); // the caller gave up meanwhile
-                    }
-                }
-                else if (!attempt.retrying()) {
-                    // The clean-up decided whether this was the last attempt (a writer then left the queue).
-                    this.result.complete(attempt.afterAttempts(this.attempts));
-                }
-                else {
-                    waitForNext(attempt, seen);
-                }
-            });
-        }
-
-        /** Waits for a release message, the holder's key to expire, or the jittered delay, whichever is first. */
-        private void waitForNext(Attempt attempt, long seen) {
-            ReleaseMessages.Subscription listening = this.subscription;
-            if (listening != null) {
-                listening.onNodes();
-            }
-            long remaining = this.deadlineNanos - System.nanoTime();
-            long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call())), remaining));
-            this.phase.set(WAITING);
-            if (this.wakes.get() != seen && this.phase.compareAndSet(WAITING, ATTEMPTING)) {
-                // A message came during the attempt. Never from this thread: it may be an I/O thread, whose own
-                // connections would get the next attempt ahead of this attempt's clean-up, still queued there.
-                ForkJoinPool.commonPool().execute(this);
-                return;
-            }
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
-                if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
-                    run();
-                }
-            });
-        }
-
-        /**
-         * How long until a quorum of nodes is free, by what the refusing nodes said of the holder's key (its
-         * PTTL, counted from the attempt's decision, plus a millisecond); {@code Long.MAX_VALUE} when the nodes
-         * did not say (a read-write lock, a timeout, a key without expiry).
-         */
-        private long untilQuorumFree(QuorumCall call) {
-            if (call == null || call.granted() >= LockEngine.this.nodes.quorum()) {
-                return Long.MAX_VALUE; // no word from the nodes, or a quorum that came too late: the delay decides
-            }
-            int size = LockEngine.this.nodes.size();
-            long[] freeIn = new long[size];
-            long decided = call.startNanos() + call.elapsedNanos();
-            long now = System.nanoTime();
-            for (int i = 0; i < size; i++) {
-                NodeReply reply = call.reply(i);
-                if (reply != null && reply.granted()) {
-                    freeIn[i] = 0; // this attempt's own key, deleted by its clean-up
-                }
-                else if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && reply.value() >= 0) {
-                    freeIn[i] = Math.max(0, decided + TimeUnit.MILLISECONDS.toNanos(reply.value() + 1) - now);
-                }
-                else {
-                    freeIn[i] = Long.MAX_VALUE;
-                }
-            }
-            java.util.Arrays.sort(freeIn);
-            return freeIn[LockEngine.this.nodes.quorum() - 1];
-        }
-
-        /** A uniformly random delay between half and one and a half times the retry delay. */
-        private long jitteredDelay() {
-            long base = LockEngine.this.retryDelayNanos;
-            return base / 2 + ThreadLocalRandom.current().nextLong(base + 1);
-        }
-
     }
 
 }

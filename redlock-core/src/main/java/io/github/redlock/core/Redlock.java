@@ -214,7 +214,7 @@ public final class Redlock implements AutoCloseable {
     }
 
     private RedlockLease acquireOrThrow(LockType type, String key, Duration ttl, Duration waitTime) {
-        LockEngine.Attempt attempt = acquireBlocking(type, key, ttl, waitTime);
+        Attempt attempt = acquireBlocking(type, key, ttl, waitTime);
         if (attempt.lease() != null) {
             return attempt.lease();
         }
@@ -245,7 +245,7 @@ public final class Redlock implements AutoCloseable {
     }
 
     private CompletableFuture<Optional<RedlockLease>> acquireAsync(LockType type, String key, Duration ttl, Duration waitTime) {
-        CompletableFuture<LockEngine.Attempt> attempt = start(type, key, ttl, waitTime);
+        CompletableFuture<Attempt> attempt = start(type, key, ttl, waitTime);
         CompletableFuture<Optional<RedlockLease>> result = new CompletableFuture<>();
         // One hand-off: the lease goes to the caller, or, if the caller cancelled first, back to the nodes.
         attempt.whenComplete((done, failure) -> {
@@ -345,15 +345,15 @@ public final class Redlock implements AutoCloseable {
                 + this.engine.quorum() + "]";
     }
 
-    private LockEngine.Attempt acquireBlocking(LockType type, String key, Duration ttl, Duration waitTime) {
+    private Attempt acquireBlocking(LockType type, String key, Duration ttl, Duration waitTime) {
         long waitNanos = Durations.waitNanos(waitTime);
-        CompletableFuture<LockEngine.Attempt> attempt = start(type, key, ttl, waitTime);
+        CompletableFuture<Attempt> attempt = start(type, key, ttl, waitTime);
         return Futures.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
-                () -> LockEngine.Attempt.failed(null, Thread.currentThread().isInterrupted()
+                () -> Attempt.failed(null, Thread.currentThread().isInterrupted()
                         ? "interrupted while acquiring" : "no decision within the wait time and node timeouts", false));
     }
 
-    private CompletableFuture<LockEngine.Attempt> start(LockType type, String key, Duration ttl, Duration waitTime) {
+    private CompletableFuture<Attempt> start(LockType type, String key, Duration ttl, Duration waitTime) {
         checkKey(key);
         long ttlMillis = Durations.ttlMillis(ttl, this.engine.maxTtlMillis());
         long waitNanos = Durations.waitNanos(waitTime);

@@ -1,0 +1,31 @@
+package io.github.redlock.core;
+
+import java.util.Map;
+
+/**
+ * The outcome of an acquisition: a lease, or the node replies of the last attempt (null when no attempt
+ * was decided) and what else went wrong.
+ */
+record Attempt(RedlockLease lease, QuorumCall call, String problem, int attempts, boolean retrying) {
+
+    static Attempt acquired(RedlockLease lease) {
+        return new Attempt(lease, null, null, 1, false);
+    }
+
+    static Attempt failed(QuorumCall call, String problem, boolean retrying) {
+        return new Attempt(null, call, problem, 1, retrying);
+    }
+
+    Attempt afterAttempts(int count) {
+        return new Attempt(this.lease, this.call, this.problem, count, false);
+    }
+
+    int agreed() {
+        return (this.call != null) ? this.call.granted() : 0;
+    }
+
+    Map<String, String> failures() {
+        return (this.call != null) ? this.call.failures() : Map.of();
+    }
+
+}

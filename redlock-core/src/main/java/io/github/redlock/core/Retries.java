@@ -1,0 +1,256 @@
+package io.github.redlock.core;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The retry loop of one acquisition. Between attempts it waits; a release ({@link #wake(ByteBuffer, boolean)}) or the
+ * end of the delay, whichever comes first, starts the next attempt, once. An attempt after the first is
+ * never started on an I/O thread (it runs on the JDK's delay scheduler or the common pool): a read or write
+ * lock's next attempt, with the same token, must reach each node after the previous attempt's clean-up,
+ * and an I/O thread would write it to its own connections ahead of the clean-up queued there.
+ */
+final class Retries implements Runnable {
+
+    /** What the retry loop needs of the engine: one attempt, and a few facts. */
+    interface Attempts {
+
+        /** One attempt (see {@code LockEngine}). */
+        CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
+                boolean waiting, String acquisitionToken);
+
+        /** Whether the lock was closed. */
+        boolean isClosed();
+
+        /** Listens for the lock's releases. */
+        ReleaseMessages.Subscription listen(byte[] channel, ReleaseMessages.Waiter waiter);
+
+        /** How many nodes there are. */
+        int nodeCount();
+
+        /** How many nodes must agree. */
+        int quorum();
+
+        /** The base delay between attempts; each wait is between half and one and a half times it. */
+        long retryDelayNanos();
+
+    }
+
+    private final Attempts engine;
+
+
+    /** {@link #phase} while an attempt is under way. */
+    private static final int ATTEMPTING = 0;
+
+    /** {@link #phase} while waiting for the next attempt. */
+    private static final int WAITING = 1;
+
+    private final LockType type;
+
+    private final String key;
+
+    final LockType.Keys keys;
+
+    private final long ttlMillis;
+
+    private final long deadlineNanos;
+
+    private final boolean waiting;
+
+    private final CompletableFuture<Attempt> result;
+
+    private int attempts;
+
+    /** The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock. */
+    private final String token;
+
+    /** Whether an attempt is under way or the loop waits; only the one who moves it from waiting starts the next. */
+    private final AtomicInteger phase = new AtomicInteger(ATTEMPTING);
+
+    /**
+     * How many releases woke this caller. An attempt reads it before it is sent: a wake it saw was sent
+     * before it (on every connection, as the release's commands precede the wake), one it did not see makes
+     * the next attempt go at once.
+     */
+    private final AtomicLong wakes = new AtomicLong();
+
+    /** Whether the attempts started (or the wait ended before they could). */
+    private final AtomicBoolean started = new AtomicBoolean();
+
+    /** How this caller listens for releases; null for a caller that does not wait. */
+    private volatile ReleaseMessages.Subscription subscription;
+
+    /** The token of the last release in this JVM that woke this caller: the nodes' messages of it are ignored. */
+    private volatile ByteBuffer lastLocalRelease;
+
+    /** What the local line runs when this caller's turn comes; one instance, as the line knows it by identity. */
+    final Runnable turn = this::yourTurn;
+
+    Retries(Attempts engine, LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos, boolean waiting,
+            CompletableFuture<Attempt> result) {
+        this.engine = engine;
+        this.type = type;
+        this.key = key;
+        this.keys = keys;
+        this.ttlMillis = ttlMillis;
+        this.deadlineNanos = deadlineNanos;
+        this.waiting = waiting;
+        this.result = result;
+        this.token = (type != LockType.EXCLUSIVE) ? Tokens.newToken() : null;
+    }
+
+    /**
+     * Starts the attempts of a caller that waits (once; the wait time may have ended first). It listens for
+     * releases in this JVM before its first attempt (so that a release right after its refusal is heard), and
+     * on the nodes from its first refusal on ({@link #waitForNext}), so that a caller that gets the lock at
+     * once costs no subscription.
+     */
+    void start() {
+        if (this.started.compareAndSet(false, true)) {
+            ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channel(), this::wake);
+            this.subscription = subscription;
+            this.result.whenComplete((attempt, failure) -> subscription.close());
+            run();
+        }
+    }
+
+    /** The callers before this one in the local line are gone: contend now (on a thread that is not an I/O thread). */
+    private void yourTurn() {
+        if (System.nanoTime() - this.deadlineNanos >= 0) {
+            outOfTime();
+        }
+        else {
+            start();
+        }
+    }
+
+    /** The wait time ended while this caller still waited in the local line, without an attempt of its own. */
+    void outOfTime() {
+        if (this.started.compareAndSet(false, true)) {
+            this.result.complete(Attempt.failed(null, "the wait time ended while other callers in this JVM were ahead "
+                    + "in line for the lock (one held it or tried for it)", false));
+        }
+    }
+
+    /**
+     * A release of the lock: try again now, or right after the attempt under way. A release in this JVM wakes
+     * once; the nodes' messages of the same release are then ignored (the attempt it started was sent after
+     * the release on every connection). Each node's message of another client's release wakes, as the other
+     * nodes may not have applied it yet when the first message arrives.
+     */
+    void wake(ByteBuffer released, boolean inOrder) {
+        if (!inOrder && released.equals(this.lastLocalRelease)) {
+            return;
+        }
+        if (inOrder) {
+            this.lastLocalRelease = released;
+        }
+        this.wakes.incrementAndGet();
+        if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+            run();
+        }
+    }
+
+    @Override
+    public void run() {
+        if (this.result.isDone()) {
+            return; // cancelled by the caller
+        }
+        if (this.engine.isClosed()) {
+            this.result.completeExceptionally(new IllegalStateException("Redlock is closed"));
+            return;
+        }
+        this.attempts++;
+        long seen = this.wakes.get(); // before the attempt is sent
+        CompletableFuture<Attempt> next;
+        try {
+            next = this.engine.attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token);
+        }
+        catch (RuntimeException ex) {
+            this.result.completeExceptionally(ex); // e.g. its Redlock was closed meanwhile
+            return;
+        }
+        next.whenComplete((attempt, failure) -> {
+            if (failure != null) {
+                this.result.completeExceptionally(failure);
+            }
+            else if (attempt.lease() != null) {
+                if (!this.result.complete(attempt)) {
+                    attempt.lease().releaseAsync(); // the caller gave up meanwhile
+                }
+            }
+            else if (!attempt.retrying()) {
+                // The clean-up decided whether this was the last attempt (a writer then left the queue).
+                this.result.complete(attempt.afterAttempts(this.attempts));
+            }
+            else {
+                waitForNext(attempt, seen);
+            }
+        });
+    }
+
+    /** Waits for a release message, the holder's key to expire, or the jittered delay, whichever is first. */
+    private void waitForNext(Attempt attempt, long seen) {
+        ReleaseMessages.Subscription listening = this.subscription;
+        if (listening != null) {
+            listening.onNodes();
+        }
+        long remaining = this.deadlineNanos - System.nanoTime();
+        long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call())), remaining));
+        this.phase.set(WAITING);
+        if (this.wakes.get() != seen && this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+            // A message came during the attempt. Never from this thread: it may be an I/O thread, whose own
+            // connections would get the next attempt ahead of this attempt's clean-up, still queued there.
+            ForkJoinPool.commonPool().execute(this);
+            return;
+        }
+        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
+            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+                run();
+            }
+        });
+    }
+
+    /**
+     * How long until a quorum of nodes is free, by what the refusing nodes said of the holder's key (its
+     * PTTL, counted from the attempt's decision, plus a millisecond); {@code Long.MAX_VALUE} when the nodes
+     * did not say (a read-write lock, a timeout, a key without expiry).
+     */
+    private long untilQuorumFree(QuorumCall call) {
+        if (call == null || call.granted() >= this.engine.quorum()) {
+            return Long.MAX_VALUE; // no word from the nodes, or a quorum that came too late: the delay decides
+        }
+        int size = this.engine.nodeCount();
+        long[] freeIn = new long[size];
+        long decided = call.startNanos() + call.elapsedNanos();
+        long now = System.nanoTime();
+        for (int i = 0; i < size; i++) {
+            NodeReply reply = call.reply(i);
+            if (reply != null && reply.granted()) {
+                freeIn[i] = 0; // this attempt's own key, deleted by its clean-up
+            }
+            else if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && reply.value() >= 0) {
+                freeIn[i] = Math.max(0, decided + TimeUnit.MILLISECONDS.toNanos(reply.value() + 1) - now);
+            }
+            else {
+                freeIn[i] = Long.MAX_VALUE;
+            }
+        }
+        Arrays.sort(freeIn);
+        return freeIn[this.engine.quorum() - 1];
+    }
+
+    /** A uniformly random delay between half and one and a half times the retry delay. */
+    private long jitteredDelay() {
+        long base = this.engine.retryDelayNanos();
+        return base / 2 + ThreadLocalRandom.current().nextLong(base + 1);
+    }
+
+}
