@@ -27,8 +27,8 @@ import io.netty.util.concurrent.EventExecutorGroup;
  * the node is connected and has its scripts, as long as the key could still exist, up to
  * {@link NodeLimits#OWED_LIMIT} per node; past that the key expires with its ttl, and a warning says so.
  * <p>
- * It holds every command the algorithm sends to one node, each with its own bound, which is most of its
- * length; the connection's life is {@link NodeConnection}'s, the vote {@link NodeVote}'s, what is owed
+ * It holds every command the algorithm sends to one node (about 360 lines), each with its own bound and reply
+ * decoding, which is most of its length; the connection's life is {@link NodeConnection}'s, the vote {@link NodeVote}'s, what is owed
  * {@link OwedReleases}'.
  */
 final class RedisNodeClient {
