@@ -139,7 +139,7 @@ final class Fencing {
                 RedisNodeClient peer = this.nodes[j];
                 // The read, then INFO, on one connection: a restart between them drops it and fails both.
                 CompletableFuture<Counter> counter = read(peer);
-                CompletableFuture<String> peerRunId = peer.serverInfo().thenApply(ServerInfo::runId);
+                CompletableFuture<String> peerRunId = peer.runId();
                 reads.add(counter.thenCombine(peerRunId, (read, run) -> read.markedBy(run) ? read : read.untrusted())
                         .orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> null));
             }

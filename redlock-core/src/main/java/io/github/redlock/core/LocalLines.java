@@ -72,11 +72,6 @@ final class LocalLines {
         }
     }
 
-    /** How many callers wait in all lines, first ones included (for tests). */
-    int waiting() {
-        return this.lines.values().stream().mapToInt((line) -> line.behind.size() + 1).sum();
-    }
-
     /** Where a caller stands in a line. */
     enum Place {
 

@@ -118,6 +118,15 @@ final class RedisNodeClient {
                 .thenCombine(durable, ServerInfo::parse);
     }
 
+    /** Reads the node's {@code run_id} ({@code INFO server} alone): which server process answers on this connection. */
+    CompletableFuture<String> runId() {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.info("server").toCompletableFuture().thenApply((info) -> ServerInfo.parse(info, false).runId());
+    }
+
     /** Runs a script that is called seldom, by its body, and returns its reply. */
     CompletableFuture<Object> call(LuaScript script, byte[][] keys, byte[]... args) {
         RedisAsyncCommands<byte[], byte[]> async = this.link.commands();

@@ -158,11 +158,6 @@ final class ReleaseMessages implements AutoCloseable {
         });
     }
 
-    /** The number of channels with waiters (for tests). */
-    int channels() {
-        return this.channels.size();
-    }
-
     private void openOnce() {
         if (this.opened.compareAndSet(false, true)) {
             for (int i = 0; i < this.uris.size(); i++) {

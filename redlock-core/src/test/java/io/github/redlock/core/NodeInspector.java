@@ -64,6 +64,18 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** Runs any command on a node, e.g. {@code ACL SETUSER}; returns its status reply. */
+    String command(int node, String name, String... arguments) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            io.lettuce.core.protocol.CommandArgs<String, String> args = new io.lettuce.core.protocol.CommandArgs<>(CODEC);
+            for (String argument : arguments) {
+                args.add(argument);
+            }
+            return connection.sync().dispatch(io.lettuce.core.protocol.CommandType.valueOf(name),
+                    new io.lettuce.core.output.StatusOutput<>(CODEC), args);
+        }
+    }
+
     /** Drops every pub/sub connection on a node, as a network blip would. */
     void dropPubSubClients(int node) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {

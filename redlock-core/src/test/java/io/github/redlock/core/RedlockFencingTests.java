@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,19 +35,14 @@ class RedlockFencingTests {
     @RegisterExtension
     final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, RedlockFencingTests::fenced);
 
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> inspector = RedisClientExtension.of(redis, NodeInspector::new);
+
     private NodeInspector nodes;
 
     @BeforeEach
     void setUp() {
-        this.nodes = new NodeInspector(redis.uris());
-    }
-
-    @AfterEach
-    void tearDown() {
-        for (int i = 0; i < 5; i++) {
-            redis.node(i).heal();
-        }
-        this.nodes.close();
+        this.nodes = this.inspector.get();
     }
 
     @Test

@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,24 +37,21 @@ class RedlockWaitingTests {
     final RedisClientExtension<Redlock> waiter = RedisClientExtension.of(redis,
             (uris) -> Redlock.builder().nodes(uris).retryDelay(SLOW_RETRY).build());
 
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> inspector = RedisClientExtension.of(redis, NodeInspector::new);
+
     private NodeInspector nodes;
 
     @BeforeEach
     void setUp() {
-        this.nodes = new NodeInspector(redis.uris());
-    }
-
-    @AfterEach
-    void tearDown() {
-        this.nodes.close();
+        this.nodes = this.inspector.get();
     }
 
     @Test
     void aWaiterWakesSoonAfterAReleaseOnAnotherInstance() {
         RedlockLease held = this.holder.get().acquire("k", Duration.ofSeconds(30), Duration.ZERO);
         CompletableFuture<Optional<RedlockLease>> waiting = this.waiter.get().tryAcquireAsync("k", Duration.ofSeconds(10), Duration.ofSeconds(10));
-        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1); // subscribed, first attempt refused
-        sleep(200);
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1); // refused, and waiting for a release
         long released = System.nanoTime();
         held.release();
         Optional<RedlockLease> lease = waiting.join();
@@ -96,8 +92,7 @@ class RedlockWaitingTests {
     void aWaitingWriterWakesSoonAfterTheLastReaderReleases() {
         RedlockLease reader = this.holder.get().acquireRead("doc", Duration.ofSeconds(30), Duration.ZERO);
         CompletableFuture<Optional<RedlockLease>> writer = this.waiter.get().tryAcquireWriteAsync("doc", Duration.ofSeconds(10), Duration.ofSeconds(10));
-        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1);
-        sleep(200);
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1); // refused, and waiting for a release
         long released = System.nanoTime();
         reader.release();
         Optional<RedlockLease> lease = writer.join();
@@ -138,7 +133,7 @@ class RedlockWaitingTests {
                 order.add(arrival);
                 return lease.map(RedlockLease::releaseAsync).orElse(CompletableFuture.completedFuture(false));
             }));
-            sleep(30);
+            // Arrival is the call: it joins the line before it returns.
         }
         long released = System.nanoTime();
         held.release();
@@ -183,6 +178,23 @@ class RedlockWaitingTests {
         // A 2 ms ttl leaves no validity after any round trip: every attempt reaches a quorum too late.
         assertThat(this.waiter.get().tryAcquire("late", Duration.ofMillis(2), Duration.ofSeconds(1))).isEmpty();
         assertThat(this.nodes.scriptCalls()[0]).as("script calls on node 0 during a 1 s wait, retry delay 2 s").isLessThanOrEqualTo(8);
+    }
+
+    @Test
+    void aReleaseSucceedsWhereAnAclForbidsPublishingItsMessage() {
+        try {
+            for (int i = 0; i < 5; i++) {
+                this.nodes.command(i, "ACL", "SETUSER", "default", "resetchannels");
+            }
+            RedlockLease held = this.holder.get().acquire("acl", Duration.ofSeconds(30), Duration.ZERO);
+            assertThat(held.release()).isTrue();
+            assertThat(this.nodes.exists("redlock:acl")).containsOnly(false);
+        }
+        finally {
+            for (int i = 0; i < 5; i++) {
+                this.nodes.command(i, "ACL", "SETUSER", "default", "allchannels");
+            }
+        }
     }
 
     @Test
