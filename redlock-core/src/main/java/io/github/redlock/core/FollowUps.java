@@ -22,8 +22,12 @@ final class FollowUps implements LeaseOperations {
 
     private final ReleaseMessages messages;
 
-    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis, ReleaseMessages messages) {
+    /** Releases and clean-ups under way, which a close waits for. */
+    private final InFlight work;
+
+    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis, ReleaseMessages messages, InFlight work) {
         this.nodes = nodes;
+        this.work = work;
         this.held = held;
         this.maxTtlMillis = maxTtlMillis;
         this.messages = messages;
@@ -41,13 +45,15 @@ final class FollowUps implements LeaseOperations {
         byte[][] keys = lease.keys().release();
         byte[][] args = { lease.tokenBytes(), lease.keys().channel() };
         long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
-        CompletableFuture<Boolean> released = this.nodes.inProgramOrder(() -> {
+        // Tracked before a hop to another thread, so that a close waits for the release to be sent.
+        CompletableFuture<QuorumCall> sent = this.work.track(this.nodes.inProgramOrder(() -> {
             QuorumCall call = release(lease.type().releaseScript(), keys, args, lease.acquisition(), owedUntil);
             // Waiters in this JVM go at once, without the round trip of the release message; their attempts
             // are sent after the release on every connection.
             this.messages.wakeLocal(lease.keys().channel(), lease.tokenBytes());
             return call;
-        }).thenCompose(QuorumCall::decision);
+        }));
+        CompletableFuture<Boolean> released = sent.thenCompose(QuorumCall::decision);
         RedlockObserver observer = this.nodes.observer();
         if (observer != null) {
             released.thenAccept((done) -> observer.released(done, System.nanoTime() - start));
@@ -118,6 +124,7 @@ final class FollowUps implements LeaseOperations {
                 call.record(i, NodeReply.NOT_SENT);
             }
         }
+        this.work.track(call.allReplies());
         return call;
     }
 

@@ -36,6 +36,15 @@ final class LockEngine implements Retries.Attempts {
     /** Callers in this JVM that wait for the same exclusive lock: only the first contends. */
     private final LocalLines lines;
 
+    /** The acquisitions not decided yet: a close ends them. */
+    private final InFlight acquisitions = new InFlight();
+
+    /** Attempts, releases and clean-ups under way: a close waits for them before the connections close. */
+    private final InFlight work = new InFlight();
+
+    /** Set when the close begins: no attempt starts any more, while those under way finish. */
+    private volatile boolean closing;
+
     LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte[] counterKey,
             ReleaseMessages messages) {
         this.nodes = nodes;
@@ -43,7 +52,7 @@ final class LockEngine implements Retries.Attempts {
         this.messages = messages;
         this.lines = new LocalLines(ForkJoinPool.commonPool());
         this.held = new HeldLeases();
-        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis, messages);
+        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis, messages, this.work);
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
@@ -71,7 +80,12 @@ final class LockEngine implements Retries.Attempts {
 
     @Override
     public boolean isClosed() {
-        return this.held.isClosed();
+        return this.closing;
+    }
+
+    @Override
+    public <T> CompletableFuture<T> track(CompletableFuture<T> underWay) {
+        return this.work.track(underWay);
     }
 
     @Override
@@ -90,12 +104,23 @@ final class LockEngine implements Retries.Attempts {
     }
 
     /**
-     * Stops accepting acquisitions, and stops every held lease's auto-extension and loss watch: each is lost
-     * (its {@code lost()} completes), as nothing extends it any more.
+     * Stops accepting acquisitions and ends those under way (their futures fail: the lock was closed); waits,
+     * at most {@code boundNanos}, for the attempts in flight and for every release and clean-up (a lease that an
+     * attempt in flight still obtains is released, as its caller is gone); then stops every held lease's
+     * auto-extension and loss watch: each is lost (its {@code lost()} completes), as nothing extends it any more.
+     * @return whether everything under way finished within the bound
      */
-    void close() {
+    boolean close(long boundNanos) {
+        this.closing = true;
+        IllegalStateException closed = new IllegalStateException(
+                "the Redlock was closed before the lock was acquired; nothing of this acquisition is left on the nodes");
+        for (CompletableFuture<?> waiting : this.acquisitions.snapshot()) {
+            waiting.completeExceptionally(closed);
+        }
+        boolean quiet = this.work.awaitQuiet(boundNanos);
         this.held.close();
         this.messages.close();
+        return quiet;
     }
 
     /**
@@ -106,7 +131,12 @@ final class LockEngine implements Retries.Attempts {
      * @return the last attempt: with a lease, or the facts of its failure
      */
     CompletableFuture<Attempt> acquire(LockType type, String key, String redisKey, long ttlMillis, long waitNanos) {
-        CompletableFuture<Attempt> result = new CompletableFuture<>();
+        // Tracked before the closed check: a close either ends this acquisition, or is seen here.
+        CompletableFuture<Attempt> result = this.acquisitions.track(new CompletableFuture<>());
+        if (this.closing) {
+            result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks"));
+            return result;
+        }
         Retries retries = new Retries(this, type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos,
                 waitNanos > 0, result);
         if (waitNanos <= 0) {

@@ -323,10 +323,14 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Stops the automatic extension of every lease, then closes the connections to the nodes and, unless
-     * they were given to the builder, the Lettuce resources. Leases still held are lost (their
-     * {@link RedlockLease#lost()} completes, as nothing extends or releases them any more) and their keys
-     * expire with their ttl. Never throws.
+     * Closes the lock. Acquisitions still waiting end at once: their futures fail, and the blocking methods
+     * throw, with an {@link IllegalStateException}. Then it waits, at most the node timeout plus 5 s, for the
+     * attempts in flight and for every release and clean-up to be answered, so that nothing of an acquisition
+     * whose caller is gone stays on a node (a lease that an attempt in flight still obtains is released). Then it
+     * stops the automatic extension of every lease, and closes the connections to the nodes and, unless they
+     * were given to the builder, the Lettuce resources. Leases still held are lost (their
+     * {@link RedlockLease#lost()} completes, as nothing extends them any more) and their keys expire with their
+     * ttl: the work they protect may still be running, so they are not released. Never throws.
      */
     @Override
     public void close() {
@@ -334,7 +338,7 @@ public final class Redlock implements AutoCloseable {
             return;
         }
         this.closed = true;
-        this.engine.close();
+        this.engine.close(this.engine.callBoundNanos());
         this.restartGuard.close();
         this.connections.close(this.nodes);
     }

@@ -32,6 +32,9 @@ final class Retries implements Runnable {
         /** Listens for the lock's releases. */
         ReleaseMessages.Subscription listen(byte[] channel, ReleaseMessages.Waiter waiter);
 
+        /** Keeps the lock's close waiting until {@code work} completes (see {@code InFlight}). */
+        <T> CompletableFuture<T> track(CompletableFuture<T> work);
+
         /** How many nodes there are. */
         int nodeCount();
 
@@ -163,8 +166,11 @@ final class Retries implements Runnable {
         if (this.result.isDone()) {
             return; // cancelled by the caller
         }
+        // Tracked before the closed check: a close either sees this attempt and waits for it, or is seen here.
+        CompletableFuture<Void> underWay = this.engine.track(new CompletableFuture<>());
         if (this.engine.isClosed()) {
             this.result.completeExceptionally(new IllegalStateException("Redlock is closed"));
+            underWay.complete(null);
             return;
         }
         this.attempts++;
@@ -175,25 +181,30 @@ final class Retries implements Runnable {
         }
         catch (RuntimeException ex) {
             this.result.completeExceptionally(ex); // e.g. its Redlock was closed meanwhile
+            underWay.complete(null);
             return;
         }
-        next.whenComplete((attempt, failure) -> {
-            if (failure != null) {
-                this.result.completeExceptionally(failure);
+        // Under way until the outcome was handled: a lease its caller no longer wants is then being released.
+        next.whenComplete((attempt, failure) -> handle(attempt, failure, seen)).whenComplete((ignored, failure) -> underWay.complete(null));
+    }
+
+    /** The outcome of one attempt: the caller's lease or failure, else the wait for the next attempt. */
+    private void handle(Attempt attempt, Throwable failure, long seen) {
+        if (failure != null) {
+            this.result.completeExceptionally(failure);
+        }
+        else if (attempt.lease() != null) {
+            if (!this.result.complete(attempt)) {
+                attempt.lease().releaseAsync(); // the caller gave up meanwhile, or the lock was closed
             }
-            else if (attempt.lease() != null) {
-                if (!this.result.complete(attempt)) {
-                    attempt.lease().releaseAsync(); // the caller gave up meanwhile
-                }
-            }
-            else if (!attempt.retrying()) {
-                // The clean-up decided whether this was the last attempt (a writer then left the queue).
-                this.result.complete(attempt.afterAttempts(this.attempts));
-            }
-            else {
-                waitForNext(attempt, seen);
-            }
-        });
+        }
+        else if (!attempt.retrying()) {
+            // The clean-up decided whether this was the last attempt (a writer then left the queue).
+            this.result.complete(attempt.afterAttempts(this.attempts));
+        }
+        else if (!this.result.isDone()) {
+            waitForNext(attempt, seen);
+        }
     }
 
     /** Waits for a release message, the holder's key to expire, or the jittered delay, whichever is first. */

@@ -150,7 +150,7 @@ class RedlockLeaseSafetyTests {
             int rounds = ITERATIONS / 10;
             for (int i = 0; i < rounds; i++) {
                 String key = "contended:" + i;
-                RedlockLease held = holder.acquire(key, Duration.ofMinutes(1), Duration.ZERO);
+                RedlockLease held = holder.acquire(key, Duration.ofMinutes(1), Duration.ofSeconds(5));
                 List<Future<?>> waiting = new ArrayList<>();
                 List<Thread> threads = new ArrayList<>();
                 for (int w = 0; w < 4; w++) {
@@ -174,6 +174,38 @@ class RedlockLeaseSafetyTests {
             waiters.shutdownNow();
         }
         assertNoKeysLeft("redlock:contended:*");
+    }
+
+    @Test
+    void closingTheRedlockWhileCallersWaitLeavesNoKeyOfTheirsBehind() throws Exception {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        List<String> heldAtClose = new ArrayList<>();
+        try (Redlock holder = Redlock.builder().nodes(redis.uris()).build()) {
+            for (int i = 0; i < ITERATIONS / 50; i++) {
+                String key = "closing:" + i;
+                RedlockLease held = holder.acquire(key, Duration.ofMinutes(1), Duration.ofSeconds(5));
+                Redlock closing = Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(10)).build();
+                List<CompletableFuture<Optional<RedlockLease>>> waiting = new ArrayList<>();
+                for (int w = 0; w < 3; w++) {
+                    waiting.add(closing.tryAcquireAsync(key, Duration.ofMinutes(1), Duration.ofSeconds(30)));
+                }
+                LockSupport.parkNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(5)));
+                held.release(); // the first waiter's next attempt gets the key...
+                LockSupport.parkNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(2)));
+                closing.close(); // ...maybe while it is under way
+                for (CompletableFuture<Optional<RedlockLease>> caller : waiting) {
+                    // Each caller learns the outcome at once (not after its 30 s wait): a lease it got before the
+                    // close is its own (lost, expiring with its ttl); any other key would be an orphan.
+                    Optional<RedlockLease> outcome = caller.handle((lease, failure) -> (lease != null) ? lease : Optional.<RedlockLease>empty())
+                            .get(5, TimeUnit.SECONDS);
+                    outcome.ifPresent((lease) -> heldAtClose.add("redlock:" + key + " = " + lease.token()));
+                }
+            }
+        }
+        List<String> orphans = new ArrayList<>(keysLeft("redlock:closing:*").stream()
+                .map((left) -> left.substring(left.indexOf(':') + 2, left.lastIndexOf(','))).distinct().toList());
+        orphans.removeAll(heldAtClose);
+        assertThat(orphans).as("keys of callers that did not get them, left behind by the close").isEmpty();
     }
 
     @Test
@@ -252,10 +284,23 @@ class RedlockLeaseSafetyTests {
     }
 
     private void assertNoKeysLeft(String pattern) {
-        for (int i = 0; i < redis.nodes().size(); i++) {
-            int node = i;
-            awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get().keys(node, pattern).isEmpty());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<String> left = keysLeft(pattern);
+        while (!left.isEmpty() && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            left = keysLeft(pattern);
         }
+        assertThat(left).as("keys left 10 s after the last lease was given up (node: key = token, pttl)").isEmpty();
+    }
+
+    private List<String> keysLeft(String pattern) {
+        List<String> left = new ArrayList<>();
+        for (int node = 0; node < redis.nodes().size(); node++) {
+            for (String key : this.nodes.get().keys(node, pattern)) {
+                left.add(node + ": " + key + " = " + this.nodes.get().get(node, key) + ", " + this.nodes.get().pttl(node, key) + " ms");
+            }
+        }
+        return left;
     }
 
 }
