@@ -39,8 +39,54 @@ public final class RedisNode implements AutoCloseable {
     /** Whether the port was ever served: from then on, restarts keep it. */
     private volatile boolean pinnedPort;
 
+    /** The binary to run, or null for {@link RedisServerBinary#get()}. */
+    private final Path binary;
+
+    /** Extra environment variables of the process, e.g. a preloaded library. */
+    private final java.util.Map<String, String> environment;
+
     private RedisNode(Path directory) {
+        this(directory, null, java.util.Map.of());
+    }
+
+    private RedisNode(Path directory, Path binary, java.util.Map<String, String> environment) {
         this.directory = directory;
+        this.binary = binary;
+        this.environment = java.util.Map.copyOf(environment);
+    }
+
+    /**
+     * Starts a node with the {@code redis-server} binary shipped in the {@code com.github.codemonstur:embedded-redis}
+     * artifact and extra environment variables, kept across restarts. The shipped binary allocates with the C
+     * library's {@code malloc}, so that a library such as {@code libfaketime} can be preloaded into it
+     * ({@code LD_PRELOAD}); the jemalloc build of Debian's {@code redis-server} hangs at start under it.
+     * @param environment variables to add to the process's environment
+     * @return the running node
+     * @throws IllegalStateException when the binary cannot be extracted or does not start
+     */
+    public static RedisNode startShipped(java.util.Map<String, String> environment) {
+        RedisNode node = new RedisNode(createDirectory(), RedisServerBinary.extractShipped(), environment);
+        node.launch(0);
+        node.awaitReady();
+        return node;
+    }
+
+    /**
+     * Returns the node's working directory, which lives as long as the node (e.g. for a file that a preloaded
+     * library reads).
+     * @return the directory
+     */
+    public Path directory() {
+        return this.directory;
+    }
+
+    /**
+     * Returns the process id of the running server, e.g. to signal it.
+     * @return the pid, or -1 while the node is down
+     */
+    public long pid() {
+        Process current = this.process;
+        return (current != null && current.isAlive()) ? current.pid() : -1;
     }
 
     /**
@@ -319,7 +365,7 @@ public final class RedisNode implements AutoCloseable {
 
     private void launch(int requestedPort, String... serverOptions) {
         int chosen = (requestedPort != 0) ? requestedPort : freePort();
-        Path binary = RedisServerBinary.get();
+        Path binary = (this.binary != null) ? this.binary : RedisServerBinary.get();
         List<String> command = new java.util.ArrayList<>(List.of(binary.toString(), "--port", String.valueOf(chosen),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
                 "--daemonize", "no", "--dir", this.directory.toString(), "--logfile", ""));
@@ -327,6 +373,7 @@ public final class RedisNode implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(this.directory.resolve("redis.log").toFile());
+        builder.environment().putAll(this.environment);
         try {
             Process started = builder.start();
             ProcessReaper.track(started, this.directory);

@@ -1,0 +1,240 @@
+package io.github.redlock.chaos;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockLease;
+
+/**
+ * One client process of a chaos run: several threads lock a small set of keys (so that they contend with the
+ * other processes) and, holding the lock, write to the {@link Storage}; every acquisition and write goes to this
+ * process's history file. Started by {@link ChaosRun} as {@code java ChaosClient <client.properties> <index>}; it
+ * stops when the run's stop file appears.
+ * <p>
+ * A holder does what careful code does: it checks that its lease is valid, computes the value to write (a few
+ * ms to a few hundred), then writes it, passing its fencing token when it has one. A pause of the whole process
+ * during the computation is the scenario of the Redlock critique: the lease expires, another client takes the
+ * lock and writes, and the paused holder's write arrives after it.
+ */
+public final class ChaosClient {
+
+    /** The longest of the short holds. */
+    private static final long SHORT_HOLD_MILLIS = 30;
+
+    private final ChaosSettings settings;
+
+    private final int index;
+
+    private final Redlock plain;
+
+    private final Redlock fenced;
+
+    private final Storage storage;
+
+    private final Writer history;
+
+    private final ReentrantLock historyLock = new ReentrantLock();
+
+    private ChaosClient(ChaosSettings settings, int index) throws IOException {
+        this.settings = settings;
+        this.index = index;
+        this.plain = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(settings.maxTtlMillis()))
+                .restartQuarantine(settings.quarantine()).build();
+        this.fenced = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(settings.maxTtlMillis()))
+                .restartQuarantine(settings.quarantine()).fencing(settings.fencing()).keyPrefix("fenced:").build();
+        this.storage = new Storage(settings.storage());
+        this.history = Files.newBufferedWriter(settings.directory().resolve("history-" + index + ".tsv"), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Runs one client process.
+     * @param args the run's {@code client.properties} and this client's index
+     * @throws Exception when the client cannot start; the run then fails
+     */
+    public static void main(String[] args) throws Exception {
+        ChaosSettings settings = ChaosSettings.load(Path.of(args[0]));
+        int index = Integer.parseInt(args[1]);
+        ChaosClient client = new ChaosClient(settings, index);
+        client.run();
+        System.exit(0);
+    }
+
+    private void run() throws Exception {
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < this.settings.threads(); t++) {
+            int thread = t;
+            SplittableRandom random = new SplittableRandom(this.settings.seed() * 1_000_003L + this.index * 1_009L + thread);
+            Thread worker = new Thread(() -> loop(thread, random), "chaos-" + this.index + "-" + t);
+            worker.start();
+            threads.add(worker);
+        }
+        Files.writeString(this.settings.directory().resolve("ready-" + this.index), "ready");
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        this.plain.close();
+        this.fenced.close();
+        this.storage.close();
+        this.historyLock.lock();
+        try {
+            this.history.close();
+        }
+        finally {
+            this.historyLock.unlock();
+        }
+    }
+
+    private void loop(int thread, SplittableRandom random) {
+        Path stop = this.settings.directory().resolve("stop");
+        History.Kind[] kinds = this.settings.kinds().toArray(History.Kind[]::new);
+        while (!Files.exists(stop)) {
+            History.Kind kind = kinds[random.nextInt(kinds.length)];
+            try {
+                once(thread, kind, random);
+            }
+            catch (RuntimeException ex) {
+                // Recorded by once(); a client goes on whatever a node does.
+            }
+        }
+    }
+
+    private void once(int thread, History.Kind kind, SplittableRandom random) {
+        String lockKey = switch (kind) {
+            case EXCLUSIVE, EXTENDED -> "x:";
+            case READ, WRITE -> "rw:";
+            case FENCED -> "f:";
+        } + random.nextInt(this.settings.keys());
+        // An extended lease gets a short ttl, so that it is extended several times while held.
+        long maxTtl = (kind == History.Kind.EXTENDED) ? Math.min(this.settings.maxTtlMillis(), 3 * this.settings.minTtlMillis())
+                : this.settings.maxTtlMillis();
+        long ttlMillis = this.settings.minTtlMillis() + random.nextLong(maxTtl - this.settings.minTtlMillis() + 1);
+        Duration ttl = Duration.ofMillis(ttlMillis);
+        Duration wait = Duration.ofMillis(this.settings.waitMillis());
+        long start = System.nanoTime();
+        Optional<RedlockLease> acquired;
+        try {
+            acquired = switch (kind) {
+                case EXCLUSIVE, EXTENDED -> this.plain.tryAcquire(lockKey, ttl, wait);
+                case READ -> this.plain.tryAcquireRead(lockKey, ttl, wait);
+                case WRITE -> this.plain.tryAcquireWrite(lockKey, ttl, wait);
+                case FENCED -> this.fenced.tryAcquire(lockKey, ttl, wait);
+            };
+        }
+        catch (RuntimeException ex) {
+            record(new History.Operation(this.index, thread, lockKey, kind, start, System.nanoTime(), History.Outcome.ERROR, "-", -1, 0, 0));
+            throw ex;
+        }
+        long granted = System.nanoTime();
+        if (acquired.isEmpty()) {
+            record(new History.Operation(this.index, thread, lockKey, kind, start, granted, History.Outcome.REFUSED, "-", -1, 0, 0));
+            return;
+        }
+        RedlockLease lease = acquired.get();
+        long[] validEnd = { validEnd(lease, granted) };
+        long fencingToken = (kind == History.Kind.FENCED && this.settings.fencing()) ? lease.fencingToken() : -1;
+        try {
+            if (kind == History.Kind.EXTENDED) {
+                lease.autoExtend(Duration.ofMillis(3 * ttlMillis));
+            }
+            long holdMillis = holdMillis(kind, ttlMillis, random);
+            if (kind != History.Kind.READ && lease.isValid()) {
+                compute(lease, holdMillis, validEnd);
+                write(thread, lockKey, lease, fencingToken);
+            }
+            else {
+                compute(lease, holdMillis, validEnd);
+            }
+        }
+        finally {
+            validEnd[0] = validEnd(lease, validEnd[0]);
+            long release = System.nanoTime();
+            try {
+                lease.release();
+            }
+            finally {
+                record(new History.Operation(this.index, thread, lockKey, kind, start, granted, History.Outcome.GRANTED, lease.token(),
+                        fencingToken, validEnd[0], release));
+            }
+        }
+    }
+
+    /**
+     * How long a holder keeps the lock: mostly a few ms (so that a run makes many operations), and in a share
+     * of the operations ({@link ChaosSettings#longHolds()}) half to nine tenths of the ttl, which lets a fault
+     * land while the lock is held; an extended lease up to twice its ttl, so that it is extended.
+     */
+    private long holdMillis(History.Kind kind, long ttlMillis, SplittableRandom random) {
+        if (kind == History.Kind.EXTENDED) {
+            return random.nextLong(1 + 2 * ttlMillis);
+        }
+        if (random.nextDouble() < this.settings.longHolds()) {
+            return ttlMillis / 2 + random.nextLong(1 + ttlMillis * 4 / 10);
+        }
+        return random.nextLong(1 + Math.min(SHORT_HOLD_MILLIS, ttlMillis / 2));
+    }
+
+    /** Works for {@code millis}, noting the lease's end of validity as it moves (an extended lease's does). */
+    private static void compute(RedlockLease lease, long millis, long[] validEnd) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        long left;
+        while ((left = until - System.nanoTime()) > 0) {
+            try {
+                Thread.sleep(Math.max(1, Math.min(20, TimeUnit.NANOSECONDS.toMillis(left))));
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            validEnd[0] = validEnd(lease, validEnd[0]);
+        }
+    }
+
+    /** The later of {@code known} and the end of validity the lease gives now (read before, so never later than the truth). */
+    private static long validEnd(RedlockLease lease, long known) {
+        long now = System.nanoTime();
+        long remaining = lease.remainingValidity().toNanos();
+        return (remaining > 0) ? Math.max(known, now + remaining) : known;
+    }
+
+    private void write(int thread, String lockKey, RedlockLease lease, long fencingToken) {
+        long sent = System.nanoTime();
+        long[] outcome = this.storage.write(lockKey, lease.token(), fencingToken);
+        record(new History.Write(this.index, thread, lockKey, lease.token(), fencingToken, sent, System.nanoTime(), outcome[0],
+                outcome[1] == 1));
+    }
+
+    private void record(History.Operation operation) {
+        append(operation.line());
+    }
+
+    private void record(History.Write write) {
+        append(write.line());
+    }
+
+    private void append(String line) {
+        this.historyLock.lock();
+        try {
+            this.history.write(line);
+            this.history.write('\n');
+            this.history.flush(); // a process paused or killed mid-run keeps what it recorded
+        }
+        catch (IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
+        finally {
+            this.historyLock.unlock();
+        }
+    }
+
+}

@@ -1,0 +1,97 @@
+package io.github.redlock.chaos;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.redlock.core.RestartQuarantine;
+
+/**
+ * How a chaos run is made.
+ * @param seed the seed of the fault schedule and of every client thread (printed, so that a run can be replayed)
+ * @param clients how many client processes
+ * @param threads threads per client process
+ * @param faultSeconds how long faults are injected; the run then goes on without faults for its liveness check
+ * @param faults the kinds of fault drawn from
+ * @param kinds the kinds of lock the clients take (all but for a control run that needs one)
+ * @param longHolds the share of holds that last half to nine tenths of the ttl, rather than a few ms
+ * @param quarantine the clients' restart quarantine ({@code NEVER} for the control run)
+ * @param fencing whether the fenced locks' writes carry fencing tokens ({@code false} for the control run)
+ * @param directory where the histories, the report and the timeline go
+ */
+record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine,
+        boolean fencing, Path directory) {
+
+    /** Keys per kind of lock: few, so that every key is contended. */
+    static final int KEYS = 5;
+
+    /** The share of long holds by default: enough for faults to land while a lock is held, few enough for many operations. */
+    static final double LONG_HOLDS = 0.1;
+
+    static final long MIN_TTL_MILLIS = 100;
+
+    static final long MAX_TTL_MILLIS = 2_000;
+
+    static final long WAIT_MILLIS = 2_000;
+
+    ChaosOptions {
+        if (clients < 2 || threads < 1 || faultSeconds < 1) {
+            throw new IllegalArgumentException("a chaos run needs at least 2 clients, 1 thread each and 1 s of faults; was "
+                    + clients + " clients, " + threads + " threads, " + faultSeconds + " s");
+        }
+        faults = faults.isEmpty() ? EnumSet.noneOf(FaultKind.class) : EnumSet.copyOf(faults);
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("a chaos run needs at least one kind of lock, e.g. " + EnumSet.allOf(History.Kind.class));
+        }
+        kinds = EnumSet.copyOf(kinds);
+    }
+
+    /**
+     * Options from system properties: {@code chaos.seed} (random when blank), {@code chaos.clients},
+     * {@code chaos.threads}, {@code chaos.minutes} or {@code chaos.seconds}, {@code chaos.faults} (comma-separated
+     * {@link FaultKind} names; all when blank), {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
+     * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
+     */
+    static ChaosOptions fromSystemProperties(long defaultSeconds) {
+        String seed = System.getProperty("chaos.seed", "").trim();
+        long minutes = Long.parseLong(blankTo(System.getProperty("chaos.minutes"), "0"));
+        long seconds = (minutes > 0) ? minutes * 60 : Long.parseLong(blankTo(System.getProperty("chaos.seconds"), Long.toString(defaultSeconds)));
+        String faults = System.getProperty("chaos.faults", "").trim();
+        return new ChaosOptions(seed.isEmpty() ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed),
+                Integer.parseInt(blankTo(System.getProperty("chaos.clients"), "4")),
+                Integer.parseInt(blankTo(System.getProperty("chaos.threads"), "6")), seconds,
+                faults.isEmpty() ? EnumSet.allOf(FaultKind.class) : parseFaults(faults), EnumSet.allOf(History.Kind.class),
+                Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
+                RestartQuarantine.valueOf(blankTo(System.getProperty("chaos.quarantine"), "AUTO").toUpperCase(Locale.ROOT)),
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.fencing"), "true")),
+                Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")));
+    }
+
+    private static Set<FaultKind> parseFaults(String names) {
+        List<FaultKind> kinds = Arrays.stream(names.split(",")).map(String::trim).map((name) -> {
+            try {
+                return FaultKind.valueOf(name.toUpperCase(Locale.ROOT));
+            }
+            catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("chaos.faults names an unknown fault '" + name + "'; use some of "
+                        + Arrays.toString(FaultKind.values()), ex);
+            }
+        }).toList();
+        return EnumSet.copyOf(kinds);
+    }
+
+    private static String blankTo(String value, String fallback) {
+        return (value == null || value.isBlank()) ? fallback : value.trim();
+    }
+
+    /** The same options with another directory. */
+    ChaosOptions in(Path other) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.faultSeconds, this.faults, this.kinds, this.longHolds, this.quarantine,
+                this.fencing, other);
+    }
+
+}

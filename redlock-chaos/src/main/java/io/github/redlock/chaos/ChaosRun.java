@@ -1,0 +1,199 @@
+package io.github.redlock.chaos;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.test.RedisNode;
+
+/**
+ * A chaos run: five real nodes (the last under {@code libfaketime} when installed), a storage node, and several
+ * client processes ({@link ChaosClient}) that lock contended keys and write to the storage while faults are
+ * injected ({@link Faults}) on a seeded schedule; then a quiet tail for the liveness check, and the
+ * {@link HistoryChecker} over the merged history. {@code main} runs one from system properties
+ * ({@link ChaosOptions#fromSystemProperties}) and exits 1 on a violation.
+ */
+public final class ChaosRun {
+
+    /** Where Debian's {@code libfaketime} package puts the library. */
+    private static final List<Path> FAKETIME = List.of(Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"),
+            Path.of("/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1"), Path.of("/usr/lib/faketime/libfaketimeMT.so.1"));
+
+    private static final long CLIENT_START_TIMEOUT_MILLIS = 60_000;
+
+    private ChaosRun() {
+    }
+
+    /**
+     * Runs a chaos run from the {@code chaos.*} system properties and prints its report.
+     * @param args unused
+     * @throws Exception when the run cannot be made (not when it finds a violation: the exit code says that)
+     */
+    public static void main(String[] args) throws Exception {
+        CheckReport report = run(ChaosOptions.fromSystemProperties(60));
+        System.out.println(report.text());
+        System.exit(report.hasViolations() ? 1 : 0);
+    }
+
+    /** Runs one chaos run and checks its history; the report and timeline are written to its directory. */
+    static CheckReport run(ChaosOptions options) throws IOException, InterruptedException {
+        Path directory = Files.createDirectories(options.directory());
+        try (var old = Files.list(directory)) {
+            for (Path file : (Iterable<Path>) old::iterator) {
+                Files.deleteIfExists(file);
+            }
+        }
+        System.out.println("chaos run: seed " + options.seed() + ", " + options.clients() + " clients x " + options.threads()
+                + " threads, " + options.faultSeconds() + " s of faults " + options.faults() + ", quarantine " + options.quarantine()
+                + ", fencing " + options.fencing() + ", in " + directory.toAbsolutePath());
+        List<RedisNode> nodes = new ArrayList<>();
+        RedisNode storageNode = null;
+        List<Process> clients = new ArrayList<>();
+        Path clockFile = null;
+        try {
+            for (int i = 0; i < 4; i++) {
+                nodes.add(RedisNode.start());
+            }
+            Path faketime = FAKETIME.stream().filter(Files::isReadable).findFirst().orElse(null);
+            if (faketime != null) {
+                clockFile = directory.resolve("clock-offset");
+                Files.writeString(clockFile, "+0s\n");
+                nodes.add(RedisNode.startShipped(Map.of("LD_PRELOAD", faketime.toString(), "FAKETIME_TIMESTAMP_FILE",
+                        clockFile.toAbsolutePath().toString(), "FAKETIME_NO_CACHE", "1")));
+            }
+            else {
+                System.out.println("libfaketime is not installed (apt-get install libfaketime): the clock faults are skipped");
+                nodes.add(RedisNode.start());
+            }
+            storageNode = RedisNode.start();
+            ChaosSettings settings = new ChaosSettings(nodes.stream().map(RedisNode::uri).toList(), storageNode.uri(), options.threads(),
+                    ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, ChaosOptions.MAX_TTL_MILLIS, ChaosOptions.WAIT_MILLIS,
+                    List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath());
+            Path clientProperties = directory.resolve("client.properties");
+            settings.store(clientProperties);
+            for (int i = 0; i < options.clients(); i++) {
+                clients.add(startClient(clientProperties, i, directory));
+            }
+            awaitReady(directory, clients);
+            long runStart = System.nanoTime();
+            Faults faults = new Faults(nodes, clients, clockFile, ChaosOptions.MAX_TTL_MILLIS);
+            long faultsEnd = injectFaults(options, faults, runStart);
+            Faults.sleep(tailMillis());
+            Files.writeString(directory.resolve("stop"), "stop");
+            awaitExit(clients);
+            long runEnd = System.nanoTime();
+            writeFaults(directory.resolve("faults.tsv"), faults.injected());
+            try (Storage storage = new Storage(storageNode.uri())) {
+                storage.dump(directory.resolve("storage.tsv"));
+            }
+            writeRun(directory.resolve("run.properties"), options, runStart, faultsEnd, runEnd);
+        }
+        finally {
+            clients.forEach(Process::destroyForcibly);
+            nodes.forEach(RedisNode::close);
+            if (storageNode != null) {
+                storageNode.close();
+            }
+        }
+        return HistoryChecker.checkAndWrite(directory);
+    }
+
+    /** Long enough after the last fault for the liveness check: quarantine, the longest ttl, the wait, and slack. */
+    static long tailMillis() {
+        long max = ChaosOptions.MAX_TTL_MILLIS;
+        return (max + 1_000 + max / 100 + 2) + max + ChaosOptions.WAIT_MILLIS + 3_000 + 1_000;
+    }
+
+    /** Injects faults, each after a pause of 0.5 to 2 s, until the fault phase is over; returns when the last ended. */
+    private static long injectFaults(ChaosOptions options, Faults faults, long runStart) {
+        Random random = new Random(options.seed());
+        List<FaultKind> kinds = options.faults().stream().filter(faults::supports).toList();
+        List<FaultKind> deck = new ArrayList<>();
+        long end = runStart + TimeUnit.SECONDS.toNanos(options.faultSeconds());
+        try {
+            while (System.nanoTime() - end < 0) {
+                Faults.sleep(500 + random.nextInt(1_500));
+                if (kinds.isEmpty() || System.nanoTime() - end >= 0) {
+                    continue;
+                }
+                if (deck.isEmpty()) { // every kind once per round, in a seeded order
+                    deck.addAll(kinds);
+                    java.util.Collections.shuffle(deck, random);
+                }
+                faults.inject(deck.remove(deck.size() - 1), random);
+            }
+        }
+        finally {
+            faults.heal();
+        }
+        return System.nanoTime();
+    }
+
+    private static Process startClient(Path properties, int index, Path directory) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), ChaosClient.class.getName(), properties.toAbsolutePath().toString(),
+                Integer.toString(index));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(directory.resolve("client-" + index + ".log").toFile())
+                .start();
+    }
+
+    private static void awaitReady(Path directory, List<Process> clients) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLIENT_START_TIMEOUT_MILLIS);
+        for (int i = 0; i < clients.size(); i++) {
+            while (!Files.exists(directory.resolve("ready-" + i))) {
+                if (!clients.get(i).isAlive() || System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("client " + i + " did not start; its output:\n"
+                            + Files.readString(directory.resolve("client-" + i + ".log")));
+                }
+                Faults.sleep(50);
+            }
+        }
+    }
+
+    private static void awaitExit(List<Process> clients) throws InterruptedException {
+        for (Process client : clients) {
+            if (!client.waitFor(30, TimeUnit.SECONDS)) {
+                client.destroyForcibly();
+            }
+        }
+    }
+
+    private static void writeFaults(Path file, List<History.Fault> faults) throws IOException {
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            for (History.Fault fault : faults) {
+                out.write(fault.line());
+                out.write('\n');
+            }
+        }
+    }
+
+    private static void writeRun(Path file, ChaosOptions options, long runStart, long faultsEnd, long runEnd) throws IOException {
+        Properties run = new Properties();
+        run.setProperty("seed", Long.toString(options.seed()));
+        run.setProperty("clients", Integer.toString(options.clients()));
+        run.setProperty("threads", Integer.toString(options.threads()));
+        run.setProperty("faults", options.faults().toString());
+        run.setProperty("quarantine", options.quarantine().name());
+        run.setProperty("longHolds", Double.toString(options.longHolds()));
+        run.setProperty("kinds", options.kinds().toString());
+        run.setProperty("fencing", Boolean.toString(options.fencing()));
+        run.setProperty("runStartNanos", Long.toString(runStart));
+        run.setProperty("faultsEndNanos", Long.toString(faultsEnd));
+        run.setProperty("runEndNanos", Long.toString(runEnd));
+        run.setProperty("maxTtlMillis", Long.toString(ChaosOptions.MAX_TTL_MILLIS));
+        run.setProperty("waitMillis", Long.toString(ChaosOptions.WAIT_MILLIS));
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            run.store(out, "chaos run");
+        }
+    }
+
+}

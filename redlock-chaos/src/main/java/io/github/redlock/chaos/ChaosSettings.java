@@ -1,0 +1,69 @@
+package io.github.redlock.chaos;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+
+import io.github.redlock.core.RestartQuarantine;
+
+/**
+ * What every client process of a run is told: the nodes, the storage, and how to lock. Written by
+ * {@link ChaosRun} as {@code client.properties} in the run's directory, read by each {@link ChaosClient}.
+ * @param nodes the lock's node URIs
+ * @param storage the storage node's URI
+ * @param threads threads per client process
+ * @param keys keys per kind of lock (few, so that clients contend)
+ * @param minTtlMillis the shortest ttl drawn
+ * @param maxTtlMillis the longest ttl drawn, also the Redlocks' {@code maxTtl} (the restart quarantine's length)
+ * @param waitMillis how long an acquisition waits for a held lock
+ * @param kinds the kinds of lock the threads draw from
+ * @param longHolds the share of holds that last half to nine tenths of the ttl (the others last a few ms)
+ * @param fencing whether the fenced Redlock draws fencing tokens (off: its writes carry none)
+ * @param quarantine the restart quarantine of every Redlock
+ * @param seed the run's seed, from which each thread draws its own
+ * @param directory the run's directory, for histories and the stop file
+ */
+record ChaosSettings(List<String> nodes, String storage, int threads, int keys, long minTtlMillis, long maxTtlMillis,
+        long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing, RestartQuarantine quarantine, long seed, Path directory) {
+
+    static ChaosSettings load(Path file) throws IOException {
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(in);
+        }
+        return new ChaosSettings(List.of(properties.getProperty("nodes").split(",")), properties.getProperty("storage"),
+                Integer.parseInt(properties.getProperty("threads")), Integer.parseInt(properties.getProperty("keys")),
+                Long.parseLong(properties.getProperty("minTtlMillis")), Long.parseLong(properties.getProperty("maxTtlMillis")),
+                Long.parseLong(properties.getProperty("waitMillis")), 
+                java.util.Arrays.stream(properties.getProperty("kinds").split(",")).map(History.Kind::valueOf).toList(),
+                Double.parseDouble(properties.getProperty("longHolds")), Boolean.parseBoolean(properties.getProperty("fencing")),
+                RestartQuarantine.valueOf(properties.getProperty("quarantine")), Long.parseLong(properties.getProperty("seed")),
+                Path.of(properties.getProperty("directory")));
+    }
+
+    void store(Path file) throws IOException {
+        Properties properties = new Properties();
+        properties.setProperty("nodes", String.join(",", this.nodes));
+        properties.setProperty("storage", this.storage);
+        properties.setProperty("threads", Integer.toString(this.threads));
+        properties.setProperty("keys", Integer.toString(this.keys));
+        properties.setProperty("minTtlMillis", Long.toString(this.minTtlMillis));
+        properties.setProperty("maxTtlMillis", Long.toString(this.maxTtlMillis));
+        properties.setProperty("waitMillis", Long.toString(this.waitMillis));
+        properties.setProperty("kinds", String.join(",", this.kinds.stream().map(History.Kind::name).toList()));
+        properties.setProperty("longHolds", Double.toString(this.longHolds));
+        properties.setProperty("fencing", Boolean.toString(this.fencing));
+        properties.setProperty("quarantine", this.quarantine.name());
+        properties.setProperty("seed", Long.toString(this.seed));
+        properties.setProperty("directory", this.directory.toString());
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            properties.store(out, "chaos client settings");
+        }
+    }
+
+}

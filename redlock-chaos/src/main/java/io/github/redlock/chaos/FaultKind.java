@@ -1,0 +1,33 @@
+package io.github.redlock.chaos;
+
+/**
+ * The faults a chaos run injects. "Within the model" means at most a minority of nodes is unreachable at any
+ * moment; beyond it, the run must stay safe and only become unavailable.
+ */
+enum FaultKind {
+
+    /** One node is killed (SIGKILL) and restarted empty a moment later. */
+    NODE_RESTART,
+
+    /** A majority of nodes is restarted empty one after another, each within the ttl of the last: the restart hazard. */
+    ROLLING_RESTART,
+
+    /** One node is paused (SIGSTOP) for less than the shortest ttl. */
+    NODE_PAUSE_SHORT,
+
+    /** One node is paused (SIGSTOP) for longer than the longest ttl. */
+    NODE_PAUSE_LONG,
+
+    /** A client process is paused (SIGSTOP) for longer than the longest ttl, likely while it holds a lock. */
+    CLIENT_PAUSE,
+
+    /** The clock of one node (running under libfaketime) jumps forward by more than the longest ttl. */
+    CLOCK_JUMP,
+
+    /** One node restarted and another paused at once: still within the model. */
+    MINORITY_COMBINED,
+
+    /** A majority of nodes paused at once: beyond the model, unavailable but safe. */
+    MAJORITY_DOWN
+
+}

@@ -1,0 +1,375 @@
+package io.github.redlock.chaos;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+
+import io.github.redlock.chaos.History.Fault;
+import io.github.redlock.chaos.History.Operation;
+import io.github.redlock.chaos.History.StoredWrite;
+
+/**
+ * Checks a chaos run's merged history, Jepsen's way: after the run, over every operation of every client. It
+ * looks for two holders of a lock at once ({@link Violation.Kind#OVERLAP}), fencing tokens that do not grow with
+ * real time ({@link Violation.Kind#FENCING_ORDER}), stale fenced writes the storage accepted
+ * ({@link Violation.Kind#STALE_WRITE}) and locks never acquired again once the faults stopped
+ * ({@link Violation.Kind#LIVENESS}). Every check sorts and sweeps, O(n log n) in the operations, so that a run of
+ * a million acquisitions is checked in seconds. Longer than most classes: it holds the four checks, which share
+ * the history, the run's times and the violations found, and nothing else (the files are read by {@link RunFiles},
+ * the report and the picture made by {@link CheckReport} and {@link Timeline}).
+ */
+final class HistoryChecker {
+
+    /** How many violations of each kind keep their details; all are counted. */
+    static final int DETAILS_KEPT = 100;
+
+    private final RunFiles files;
+
+    private final long runStart;
+
+    private final long faultsEnd;
+
+    private final long runEnd;
+
+    private final Map<String, List<Operation>> grantsByKey = new TreeMap<>();
+
+    private final Map<Violation.Kind, Long> violationCounts = new EnumMap<>(Violation.Kind.class);
+
+    private final List<Violation> violations = new ArrayList<>();
+
+    private HistoryChecker(RunFiles files) {
+        this.files = files;
+        this.runStart = files.nanos("runStartNanos", files.operations.stream().mapToLong(Operation::startNanos).min().orElse(0));
+        this.runEnd = files.nanos("runEndNanos", files.operations.stream().mapToLong(Operation::endNanos).max().orElse(this.runStart));
+        this.faultsEnd = files.nanos("faultsEndNanos", files.faults.stream().mapToLong(Fault::endNanos).max().orElse(this.runStart));
+        files.operations.stream().filter(Operation::granted)
+            .forEach((op) -> this.grantsByKey.computeIfAbsent(op.lockKey(), (key) -> new ArrayList<>()).add(op));
+        for (Violation.Kind kind : Violation.Kind.values()) {
+            this.violationCounts.put(kind, 0L);
+        }
+    }
+
+    /** Checks the run in the given directory; missing files count as empty. */
+    static CheckReport check(Path runDirectory) throws IOException {
+        return new HistoryChecker(RunFiles.read(runDirectory)).report();
+    }
+
+    /**
+     * Checks the run directory given as the only argument, prints the report, writes {@code report.md} and
+     * {@code timeline.svg} into the directory and exits with {@link #run(String[])}'s status.
+     */
+    public static void main(String[] args) throws IOException {
+        System.exit(run(args));
+    }
+
+    /** Does what {@link #main(String[])} does but returns the exit status: 1 on a violation, 2 on bad usage, else 0. */
+    static int run(String[] args) throws IOException {
+        if (args.length != 1) {
+            System.err.println("Usage: HistoryChecker <run directory>, e.g. target/chaos/run-42");
+            return 2;
+        }
+        CheckReport report = checkAndWrite(Path.of(args[0]));
+        System.out.print(report.text());
+        return exitStatus(report);
+    }
+
+    /** Checks the run in the given directory, and writes {@code report.md} and {@code timeline.svg} into it. */
+    static CheckReport checkAndWrite(Path directory) throws IOException {
+        HistoryChecker checker = new HistoryChecker(RunFiles.read(directory));
+        CheckReport report = checker.report();
+        Files.writeString(directory.resolve("report.md"), report.markdown());
+        String title = String.format(Locale.ROOT, "Chaos run seed %s, %.1f s", report.run().seed(), report.run().durationMillis() / 1000.0);
+        Files.writeString(directory.resolve("timeline.svg"),
+                Timeline.svg(title, checker.runStart, checker.runEnd, checker.files.operations, checker.files.faults));
+        return report;
+    }
+
+    /** The exit status for a report: 1 when it has a violation, else 0. */
+    static int exitStatus(CheckReport report) {
+        return report.hasViolations() ? 1 : 0;
+    }
+
+    private CheckReport report() {
+        this.grantsByKey.values().forEach(this::checkOverlaps);
+        this.grantsByKey.values().forEach(this::checkFencingOrder);
+        StaleWrites stale = checkStaleWrites();
+        String liveness = checkLiveness();
+        Map<History.Kind, Long> grants = new EnumMap<>(History.Kind.class);
+        this.files.operations.stream().filter(Operation::granted).forEach((op) -> grants.merge(op.kind(), 1L, Long::sum));
+        Map<FaultKind, Long> faults = new EnumMap<>(FaultKind.class);
+        this.files.faults.forEach((fault) -> faults.merge(fault.kind(), 1L, Long::sum));
+        Properties p = this.files.properties;
+        CheckReport.Run run = new CheckReport.Run(p.getProperty("seed", "?"), (this.runEnd - this.runStart) / 1_000_000,
+                p.getProperty("clients", "?"), p.getProperty("threads", "?"), p.getProperty("fencing", "?"),
+                p.getProperty("quarantine", "?"));
+        FaultWindows windows = new FaultWindows(this.files.faults);
+        LongStream.Builder under = LongStream.builder();
+        LongStream.Builder without = LongStream.builder();
+        this.files.operations.stream().filter(Operation::granted).forEach((op) -> (windows.meets(op.startNanos(), op.endNanos())
+                ? under : without).add(op.endNanos() - op.startNanos()));
+        return new CheckReport(run, grants, count(History.Outcome.REFUSED), count(History.Outcome.ERROR), this.files.malformedLines,
+                stale.writes, stale.unknownLease, stale.withoutToken, faults, this.violationCounts, List.copyOf(this.violations),
+                liveness, Percentiles.ofNanos(under.build().toArray()), Percentiles.ofNanos(without.build().toArray()));
+    }
+
+    /**
+     * Sweeps a lock's grants in the order they were granted, keeping the exclusive holder and the reader that held
+     * the longest so far: a grant conflicts with some earlier one exactly when it conflicts with one of those two.
+     * Each grant that overlaps an earlier conflicting one counts once, paired with that holder.
+     */
+    private void checkOverlaps(List<Operation> grants) {
+        List<Operation> held = grants.stream().filter((op) -> heldUntil(op) > op.endNanos())
+            .sorted(Comparator.comparingLong(Operation::endNanos)).toList();
+        Operation writer = null;
+        Operation reader = null;
+        for (Operation op : held) {
+            if (overlaps(writer, op)) {
+                overlap(writer, op);
+            }
+            else if (op.kind().exclusive() && overlaps(reader, op)) {
+                overlap(reader, op);
+            }
+            if (op.kind().exclusive() && (writer == null || heldUntil(op) > heldUntil(writer))) {
+                writer = op;
+            }
+            else if (!op.kind().exclusive() && (reader == null || heldUntil(op) > heldUntil(reader))) {
+                reader = op;
+            }
+        }
+    }
+
+    private static boolean overlaps(Operation earlier, Operation later) {
+        return earlier != null && heldUntil(earlier) > later.endNanos() && !earlier.leaseToken().equals(later.leaseToken());
+    }
+
+    private void overlap(Operation a, Operation b) {
+        violation(Violation.Kind.OVERLAP, b.lockKey(), String.format(Locale.ROOT, "%s held %s-%s ms and %s held %s-%s ms: both for %.1f ms",
+                who(a), ms(a.endNanos()), ms(heldUntil(a)), who(b), ms(b.endNanos()), ms(heldUntil(b)),
+                (Math.min(heldUntil(a), heldUntil(b)) - b.endNanos()) / 1e6));
+    }
+
+    /** When a holder stopped believing it held the lock; a grant never released held it to the end of its validity. */
+    private static long heldUntil(Operation grant) {
+        return (grant.releaseNanos() > 0) ? grant.heldUntilNanos() : grant.validEndNanos();
+    }
+
+    /**
+     * Takes a lock's fenced grants in the order their acquisitions began, with the largest token of the grants
+     * that had returned by then (sorted by return): each must get a larger token than that one.
+     */
+    private void checkFencingOrder(List<Operation> grants) {
+        List<Operation> fenced = grants.stream().filter((op) -> op.kind() == History.Kind.FENCED && op.fencingToken() >= 0).toList();
+        List<Operation> byEnd = fenced.stream().sorted(Comparator.comparingLong(Operation::endNanos)).toList();
+        List<Operation> byStart = fenced.stream().sorted(Comparator.comparingLong(Operation::startNanos)).toList();
+        int returned = 0;
+        Operation largest = null;
+        for (Operation op : byStart) {
+            while (returned < byEnd.size() && byEnd.get(returned).endNanos() < op.startNanos()) {
+                Operation done = byEnd.get(returned++);
+                largest = (largest == null || done.fencingToken() > largest.fencingToken()) ? done : largest;
+            }
+            if (largest != null && op.fencingToken() <= largest.fencingToken() && !largest.leaseToken().equals(op.leaseToken())) {
+                violation(Violation.Kind.FENCING_ORDER, op.lockKey(), String.format(Locale.ROOT,
+                        "%s began acquiring at %s ms, after %s had been granted token %d at %s ms, yet got token %d at %s ms",
+                        who(op), ms(op.startNanos()), who(largest), largest.fencingToken(), ms(largest.endNanos()),
+                        op.fencingToken(), ms(op.endNanos())));
+            }
+        }
+    }
+
+    /** The storage's figures: writes by lock prefix, stale writes without a token, writes of unknown leases. */
+    private record StaleWrites(Map<String, CheckReport.Writes> writes, long withoutToken, long unknownLease) {
+    }
+
+    /**
+     * Walks the writes in the storage's order, keeping per lock the accepted write whose holder was granted last:
+     * an accepted write from a holder granted before that one (another lease) is stale. On fenced locks
+     * ({@code f:}) the storage should have refused it; on the others nothing could.
+     */
+    private StaleWrites checkStaleWrites() {
+        Map<String, Operation> grantOfLease = new HashMap<>();
+        this.grantsByKey.values().forEach((grants) -> grants.forEach((op) -> grantOfLease.put(op.leaseToken(), op)));
+        Map<String, long[]> writes = new TreeMap<>();
+        Map<String, StoredWrite> latest = new HashMap<>();
+        long withoutToken = 0;
+        long unknownLease = 0;
+        for (StoredWrite write : this.files.storage) {
+            String key = write.lockKey();
+            writes.computeIfAbsent(key.substring(0, key.indexOf(':') + 1), (prefix) -> new long[2])[write.accepted() ? 0 : 1]++;
+            Operation holder = grantOfLease.get(write.leaseToken());
+            if (!write.accepted() || holder == null) {
+                unknownLease += (write.accepted() && holder == null) ? 1 : 0;
+                continue;
+            }
+            StoredWrite last = latest.get(key);
+            Operation lastHolder = (last != null) ? grantOfLease.get(last.leaseToken()) : null;
+            if (lastHolder == null || holder.endNanos() >= lastHolder.endNanos() || holder.leaseToken().equals(lastHolder.leaseToken())) {
+                latest.put(key, write);
+            }
+            else if (!key.startsWith("f:")) {
+                withoutToken++;
+            }
+            else {
+                violation(Violation.Kind.STALE_WRITE, key, String.format(Locale.ROOT,
+                        "write seq %d (fencing token %d) of %s, granted at %s ms, accepted after write seq %d (fencing token %d) of %s, granted later at %s ms",
+                        write.seq(), write.fencingToken(), who(holder), ms(holder.endNanos()), last.seq(), last.fencingToken(),
+                        who(lastHolder), ms(lastHolder.endNanos())));
+            }
+        }
+        Map<String, CheckReport.Writes> byPrefix = new TreeMap<>();
+        writes.forEach((prefix, counts) -> byPrefix.put(prefix.isEmpty() ? "other" : prefix, new CheckReport.Writes(counts[0], counts[1])));
+        return new StaleWrites(byPrefix, withoutToken, unknownLease);
+    }
+
+    /**
+     * Every lock of the history must be granted again within the allowance after the faults stopped: a restart
+     * quarantine, a ttl for leases held by paused holders to run out, a wait time and scheduling slack.
+     */
+    private String checkLiveness() {
+        long maxTtl = this.files.millis("maxTtlMillis");
+        long allowanceMillis = (maxTtl + 1000 + maxTtl / 100 + 2) + maxTtl + this.files.millis("waitMillis") + 3000;
+        long windowEnd = this.faultsEnd + allowanceMillis * 1_000_000;
+        long tailMillis = (this.runEnd - this.faultsEnd) / 1_000_000;
+        if (this.runEnd < windowEnd) {
+            return "not checked: tail " + tailMillis + " ms < allowance " + allowanceMillis + " ms";
+        }
+        TreeSet<String> keys = new TreeSet<>(this.files.operations.stream().map(Operation::lockKey).collect(Collectors.toSet()));
+        for (String key : keys) {
+            List<Operation> grants = this.grantsByKey.getOrDefault(key, List.of());
+            if (grants.stream().noneMatch((op) -> op.endNanos() >= this.faultsEnd && op.endNanos() <= windowEnd)) {
+                String last = grants.stream().filter((op) -> op.endNanos() < this.faultsEnd).max(Comparator.comparingLong(Operation::endNanos))
+                    .map((op) -> "the last grant before was " + who(op) + " at " + ms(op.endNanos()) + " ms").orElse("no grant before");
+                violation(Violation.Kind.LIVENESS, key, "not granted within " + allowanceMillis + " ms after the faults ended at "
+                        + ms(this.faultsEnd) + " ms; " + last);
+            }
+        }
+        return "checked: " + keys.size() + " locks, each to be granted within " + allowanceMillis + " ms after the faults ended at "
+                + ms(this.faultsEnd) + " ms (tail " + tailMillis + " ms)";
+    }
+
+    private void violation(Violation.Kind kind, String lockKey, String detail) {
+        if (this.violationCounts.merge(kind, 1L, Long::sum) <= DETAILS_KEPT) {
+            this.violations.add(new Violation(kind, lockKey, detail));
+        }
+    }
+
+    private long count(History.Outcome outcome) {
+        return this.files.operations.stream().filter((op) -> op.outcome() == outcome).count();
+    }
+
+    private static String who(Operation op) {
+        return "client " + op.client() + "/thread " + op.thread() + " (" + op.kind() + ", lease " + op.leaseToken() + ")";
+    }
+
+    private String ms(long nanos) {
+        return String.format(Locale.ROOT, "%.1f", (nanos - this.runStart) / 1e6);
+    }
+
+    /** The fault windows merged into disjoint intervals, to tell in O(log n) whether an interval meets one. */
+    private static final class FaultWindows {
+
+        private final long[] starts;
+
+        private final long[] ends;
+
+        FaultWindows(List<Fault> faults) {
+            List<long[]> merged = new ArrayList<>();
+            faults.stream().sorted(Comparator.comparingLong(Fault::startNanos)).forEach((fault) -> {
+                long[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+                if (last != null && fault.startNanos() <= last[1]) {
+                    last[1] = Math.max(last[1], fault.endNanos());
+                }
+                else {
+                    merged.add(new long[] { fault.startNanos(), fault.endNanos() });
+                }
+            });
+            this.starts = merged.stream().mapToLong((w) -> w[0]).toArray();
+            this.ends = merged.stream().mapToLong((w) -> w[1]).toArray();
+        }
+
+        /** Whether [start, end] meets a window: the last window beginning by {@code end} must end at {@code start} or later. */
+        boolean meets(long start, long end) {
+            int i = Arrays.binarySearch(this.starts, end);
+            int last = (i >= 0) ? i : -i - 2;
+            return last >= 0 && this.ends[last] >= start;
+        }
+
+    }
+
+    /** A run directory's files, read whole; a line that cannot be read (e.g. cut short by a kill) is counted and skipped. */
+    private static final class RunFiles {
+
+        private final Properties properties = new Properties();
+
+        private final List<Operation> operations = new ArrayList<>();
+
+        private final List<StoredWrite> storage = new ArrayList<>();
+
+        private final List<Fault> faults = new ArrayList<>();
+
+        private long malformedLines;
+
+        static RunFiles read(Path directory) throws IOException {
+            RunFiles files = new RunFiles();
+            if (Files.isRegularFile(directory.resolve("run.properties"))) {
+                try (Reader reader = Files.newBufferedReader(directory.resolve("run.properties"))) {
+                    files.properties.load(reader);
+                }
+            }
+            try (DirectoryStream<Path> histories = Files.newDirectoryStream(directory, "history-*.tsv")) {
+                for (Path history : histories) {
+                    for (String line : Files.readAllLines(history)) {
+                        if (line.startsWith("op\t")) {
+                            files.parse(line, Operation::parse, files.operations);
+                        }
+                    }
+                }
+            }
+            files.lines(directory.resolve("storage.tsv")).forEach((line) -> files.parse(line, StoredWrite::parse, files.storage));
+            files.storage.sort(Comparator.comparingLong(StoredWrite::seq));
+            files.lines(directory.resolve("faults.tsv")).forEach((line) -> files.parse(line, Fault::parse, files.faults));
+            return files;
+        }
+
+        private List<String> lines(Path file) throws IOException {
+            return Files.isRegularFile(file) ? Files.readAllLines(file).stream().filter((line) -> !line.isBlank() && !line.startsWith("#")).toList()
+                    : List.of();
+        }
+
+        private <T> void parse(String line, Function<String[], T> parser, List<T> into) {
+            try {
+                into.add(parser.apply(History.fields(line)));
+            }
+            catch (RuntimeException ex) {
+                this.malformedLines++;
+            }
+        }
+
+        long nanos(String name, long fallback) {
+            String value = this.properties.getProperty(name);
+            return (value != null) ? Long.parseLong(value.trim()) : fallback;
+        }
+
+        long millis(String name) {
+            return nanos(name, 0);
+        }
+
+    }
+
+}
