@@ -30,7 +30,7 @@ import io.github.redlock.core.RedlockLease;
 public final class ChaosClient {
 
     /** The longest of the short holds. */
-    private static final long SHORT_HOLD_MILLIS = 30;
+    private static final long SHORT_HOLD_MILLIS = 10;
 
     private final ChaosSettings settings;
 

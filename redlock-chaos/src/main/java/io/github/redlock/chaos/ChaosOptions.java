@@ -27,10 +27,10 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
         boolean fencing, Path directory) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
-    static final int KEYS = 5;
+    static final int KEYS = 8;
 
     /** The share of long holds by default: enough for faults to land while a lock is held, few enough for many operations. */
-    static final double LONG_HOLDS = 0.1;
+    static final double LONG_HOLDS = 0.05;
 
     static final long MIN_TTL_MILLIS = 100;
 
@@ -53,7 +53,8 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
     /**
      * Options from system properties: {@code chaos.seed} (random when blank), {@code chaos.clients},
      * {@code chaos.threads}, {@code chaos.minutes} or {@code chaos.seconds}, {@code chaos.faults} (comma-separated
-     * {@link FaultKind} names; all when blank), {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
+     * {@link FaultKind} names; when blank, all but the clock jump, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; all when
+     * blank), {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
@@ -61,27 +62,29 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
         long minutes = Long.parseLong(blankTo(System.getProperty("chaos.minutes"), "0"));
         long seconds = (minutes > 0) ? minutes * 60 : Long.parseLong(blankTo(System.getProperty("chaos.seconds"), Long.toString(defaultSeconds)));
         String faults = System.getProperty("chaos.faults", "").trim();
+        String kinds = System.getProperty("chaos.kinds", "").trim();
         return new ChaosOptions(seed.isEmpty() ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed),
                 Integer.parseInt(blankTo(System.getProperty("chaos.clients"), "4")),
                 Integer.parseInt(blankTo(System.getProperty("chaos.threads"), "6")), seconds,
-                faults.isEmpty() ? EnumSet.allOf(FaultKind.class) : parseFaults(faults), EnumSet.allOf(History.Kind.class),
+                faults.isEmpty() ? FaultKind.safe() : parse(FaultKind.class, faults, "chaos.faults"),
+                kinds.isEmpty() ? EnumSet.allOf(History.Kind.class) : parse(History.Kind.class, kinds, "chaos.kinds"),
                 Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
                 RestartQuarantine.valueOf(blankTo(System.getProperty("chaos.quarantine"), "AUTO").toUpperCase(Locale.ROOT)),
                 Boolean.parseBoolean(blankTo(System.getProperty("chaos.fencing"), "true")),
                 Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")));
     }
 
-    private static Set<FaultKind> parseFaults(String names) {
-        List<FaultKind> kinds = Arrays.stream(names.split(",")).map(String::trim).map((name) -> {
+    private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {
+        List<E> values = Arrays.stream(names.split(",")).map(String::trim).map((name) -> {
             try {
-                return FaultKind.valueOf(name.toUpperCase(Locale.ROOT));
+                return Enum.valueOf(type, name.toUpperCase(Locale.ROOT));
             }
             catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("chaos.faults names an unknown fault '" + name + "'; use some of "
-                        + Arrays.toString(FaultKind.values()), ex);
+                throw new IllegalArgumentException(property + " names an unknown value '" + name + "'; use some of "
+                        + Arrays.toString(type.getEnumConstants()), ex);
             }
         }).toList();
-        return EnumSet.copyOf(kinds);
+        return EnumSet.copyOf(values);
     }
 
     private static String blankTo(String value, String fallback) {

@@ -62,7 +62,7 @@ public final class ChaosRun {
             for (int i = 0; i < 4; i++) {
                 nodes.add(RedisNode.start());
             }
-            Path faketime = FAKETIME.stream().filter(Files::isReadable).findFirst().orElse(null);
+            Path faketime = faketime().orElse(null);
             if (faketime != null) {
                 clockFile = directory.resolve("clock-offset");
                 Files.writeString(clockFile, "+0s\n");
@@ -104,6 +104,11 @@ public final class ChaosRun {
             }
         }
         return HistoryChecker.checkAndWrite(directory);
+    }
+
+    /** The libfaketime library of this machine, if it is installed. */
+    static java.util.Optional<Path> faketime() {
+        return FAKETIME.stream().filter(Files::isReadable).findFirst();
     }
 
     /** Long enough after the last fault for the liveness check: quarantine, the longest ttl, the wait, and slack. */

@@ -1,12 +1,9 @@
 package io.github.redlock.chaos;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -16,7 +13,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
@@ -279,97 +275,6 @@ final class HistoryChecker {
 
     private String ms(long nanos) {
         return String.format(Locale.ROOT, "%.1f", (nanos - this.runStart) / 1e6);
-    }
-
-    /** The fault windows merged into disjoint intervals, to tell in O(log n) whether an interval meets one. */
-    private static final class FaultWindows {
-
-        private final long[] starts;
-
-        private final long[] ends;
-
-        FaultWindows(List<Fault> faults) {
-            List<long[]> merged = new ArrayList<>();
-            faults.stream().sorted(Comparator.comparingLong(Fault::startNanos)).forEach((fault) -> {
-                long[] last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
-                if (last != null && fault.startNanos() <= last[1]) {
-                    last[1] = Math.max(last[1], fault.endNanos());
-                }
-                else {
-                    merged.add(new long[] { fault.startNanos(), fault.endNanos() });
-                }
-            });
-            this.starts = merged.stream().mapToLong((w) -> w[0]).toArray();
-            this.ends = merged.stream().mapToLong((w) -> w[1]).toArray();
-        }
-
-        /** Whether [start, end] meets a window: the last window beginning by {@code end} must end at {@code start} or later. */
-        boolean meets(long start, long end) {
-            int i = Arrays.binarySearch(this.starts, end);
-            int last = (i >= 0) ? i : -i - 2;
-            return last >= 0 && this.ends[last] >= start;
-        }
-
-    }
-
-    /** A run directory's files, read whole; a line that cannot be read (e.g. cut short by a kill) is counted and skipped. */
-    private static final class RunFiles {
-
-        private final Properties properties = new Properties();
-
-        private final List<Operation> operations = new ArrayList<>();
-
-        private final List<StoredWrite> storage = new ArrayList<>();
-
-        private final List<Fault> faults = new ArrayList<>();
-
-        private long malformedLines;
-
-        static RunFiles read(Path directory) throws IOException {
-            RunFiles files = new RunFiles();
-            if (Files.isRegularFile(directory.resolve("run.properties"))) {
-                try (Reader reader = Files.newBufferedReader(directory.resolve("run.properties"))) {
-                    files.properties.load(reader);
-                }
-            }
-            try (DirectoryStream<Path> histories = Files.newDirectoryStream(directory, "history-*.tsv")) {
-                for (Path history : histories) {
-                    for (String line : Files.readAllLines(history)) {
-                        if (line.startsWith("op\t")) {
-                            files.parse(line, Operation::parse, files.operations);
-                        }
-                    }
-                }
-            }
-            files.lines(directory.resolve("storage.tsv")).forEach((line) -> files.parse(line, StoredWrite::parse, files.storage));
-            files.storage.sort(Comparator.comparingLong(StoredWrite::seq));
-            files.lines(directory.resolve("faults.tsv")).forEach((line) -> files.parse(line, Fault::parse, files.faults));
-            return files;
-        }
-
-        private List<String> lines(Path file) throws IOException {
-            return Files.isRegularFile(file) ? Files.readAllLines(file).stream().filter((line) -> !line.isBlank() && !line.startsWith("#")).toList()
-                    : List.of();
-        }
-
-        private <T> void parse(String line, Function<String[], T> parser, List<T> into) {
-            try {
-                into.add(parser.apply(History.fields(line)));
-            }
-            catch (RuntimeException ex) {
-                this.malformedLines++;
-            }
-        }
-
-        long nanos(String name, long fallback) {
-            String value = this.properties.getProperty(name);
-            return (value != null) ? Long.parseLong(value.trim()) : fallback;
-        }
-
-        long millis(String name) {
-            return nanos(name, 0);
-        }
-
     }
 
 }

@@ -9,14 +9,15 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Chaos runs with client processes on real nodes. The first is the smoke run of every build (all faults, every
- * protection on; {@code -Pchaos} makes it the full run); the controls turn one protection off under the fault it
- * protects against, and expect the checker to find the hazard: a checker that never finds anything proves nothing.
+ * Chaos runs with client processes on real nodes. The first is the smoke run of every build (every fault under
+ * which the lock must stay safe, every protection on; {@code -Pchaos} makes it the full run); the controls turn
+ * one protection off under the fault it protects against, and expect the checker to find the hazard: a checker
+ * that never finds anything proves nothing.
  */
 class ChaosRunTests {
 
     @Test
-    void aRunWithEveryKindOfFaultFindsNoViolation() throws Exception {
+    void aRunWithEveryFaultUnderWhichTheLockMustStaySafeFindsNoViolation() throws Exception {
         ChaosOptions options = ChaosOptions.fromSystemProperties(30).in(Path.of("target/chaos/all-faults"));
         CheckReport report = ChaosRun.run(options);
         System.out.println(report.text());
@@ -26,21 +27,25 @@ class ChaosRunTests {
 
     @Test
     void withoutTheRestartQuarantineARollingRestartGrantsALockTwice() throws Exception {
-        CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.ROLLING_RESTART), EnumSet.allOf(History.Kind.class), 1.0, RestartQuarantine.NEVER, true, "no-quarantine"));
+        // Every hold long: a rolling restart then lands while locks are held.
+        CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.ROLLING_RESTART), EnumSet.allOf(History.Kind.class), 1.0,
+                RestartQuarantine.NEVER, true, "no-quarantine"));
         System.out.println(report.text());
         assertThat(report.violations(Violation.Kind.OVERLAP)).as(report.text()).isPositive();
     }
 
     @Test
     void withoutFencingAPausedHolderWritesOverItsSuccessor() throws Exception {
-        CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.CLIENT_PAUSE), EnumSet.of(History.Kind.FENCED), ChaosOptions.LONG_HOLDS, RestartQuarantine.AUTO, false,
-                "no-fencing"));
+        // Fenced locks only: a paused client then holds some, with fencing turned off.
+        CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.CLIENT_PAUSE), EnumSet.of(History.Kind.FENCED), ChaosOptions.LONG_HOLDS,
+                RestartQuarantine.AUTO, false, "no-fencing"));
         System.out.println(report.text());
         assertThat(report.violations(Violation.Kind.STALE_WRITE)).as(report.text()).isPositive();
     }
 
-    private static ChaosOptions control(EnumSet<FaultKind> faults, EnumSet<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing,
-            String name) {
+    /** A control: 3 clients of 4 threads, 15 s of one fault, with the run's seed (random unless {@code chaos.seed}). */
+    private static ChaosOptions control(EnumSet<FaultKind> faults, EnumSet<History.Kind> kinds, double longHolds,
+            RestartQuarantine quarantine, boolean fencing, String name) {
         ChaosOptions defaults = ChaosOptions.fromSystemProperties(15);
         return new ChaosOptions(defaults.seed(), 3, 4, 15, faults, kinds, longHolds, quarantine, fencing, Path.of("target/chaos/" + name));
     }

@@ -4,7 +4,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The work under way with the nodes that {@link Redlock#close()} waits for before it closes the connections:
@@ -20,13 +23,23 @@ final class InFlight {
     private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
 
     /**
+     * How many tracked futures have not completed: raised before one joins the set and lowered after it left,
+     * so that it never reads zero while work is under way (the set's size is not read atomically).
+     */
+    private final AtomicInteger pending = new AtomicInteger();
+
+    /**
      * Keeps the close waiting until {@code work} completes.
      * @return {@code work}
      */
     <T> CompletableFuture<T> track(CompletableFuture<T> work) {
         if (!work.isDone()) {
+            this.pending.incrementAndGet();
             this.running.add(work);
-            work.whenComplete((result, failure) -> this.running.remove(work));
+            work.whenComplete((result, failure) -> {
+                this.running.remove(work);
+                this.pending.decrementAndGet();
+            });
         }
         return work;
     }
@@ -36,33 +49,45 @@ final class InFlight {
         return List.copyOf(this.running);
     }
 
+    /** How many tracked futures have not completed. */
+    int pending() {
+        return this.pending.get();
+    }
+
     /**
-     * Waits until no work is under way, at most {@code boundNanos}; work that completes may start more (an
-     * orphaned lease's release, a clean-up), which is waited for too.
+     * Waits until no work is under way, at most {@code boundNanos}, also when the thread is interrupted (its flag
+     * is then set again); work that completes may start more (an orphaned lease's release, a clean-up), which is
+     * waited for too.
      * @return whether everything completed within the bound
      */
     boolean awaitQuiet(long boundNanos) {
         long deadline = System.nanoTime() + boundNanos;
-        while (!this.running.isEmpty()) {
-            this.running.removeIf(CompletableFuture::isDone); // its own removal may not have run yet
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
+        boolean interrupted = false;
+        try {
+            while (this.pending.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    CompletableFuture.allOf(this.running.toArray(CompletableFuture[]::new))
+                            .exceptionally((failure) -> null)
+                            .get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
+                }
+                catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+                catch (ExecutionException | TimeoutException ex) {
+                    // timed out (or work joined meanwhile): the loop looks again
+                }
             }
-            try {
-                CompletableFuture.allOf(this.running.toArray(CompletableFuture[]::new))
-                        .exceptionally((failure) -> null)
-                        .get(left, TimeUnit.NANOSECONDS);
-            }
-            catch (InterruptedException ex) {
+            return true;
+        }
+        finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
-                return false;
-            }
-            catch (Exception ex) {
-                // timed out: the loop's deadline check ends the wait
             }
         }
-        return true;
     }
 
 }

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class LockEngine implements Retries.Attempts {
 
+    private static final System.Logger logger = System.getLogger(LockEngine.class.getName());
+
     private final NodeSet nodes;
 
     private final FollowUps followUps;
@@ -69,6 +71,11 @@ final class LockEngine implements Retries.Attempts {
         return this.nodes.callBoundNanos();
     }
 
+    /** How long a close waits for the work under way: an attempt, its fencing round and its release, and slack. */
+    long drainBoundNanos() {
+        return 2 * this.nodes.nodeTimeoutNanos() + this.nodes.callBoundNanos();
+    }
+
     long maxTtlMillis() {
         return this.followUps.maxTtlMillis();
     }
@@ -112,12 +119,15 @@ final class LockEngine implements Retries.Attempts {
      */
     boolean close(long boundNanos) {
         this.closing = true;
-        IllegalStateException closed = new IllegalStateException(
-                "the Redlock was closed before the lock was acquired; nothing of this acquisition is left on the nodes");
         for (CompletableFuture<?> waiting : this.acquisitions.snapshot()) {
-            waiting.completeExceptionally(closed);
+            waiting.completeExceptionally(new IllegalStateException("Redlock is closed: it was closed while this caller waited "
+                    + "for the lock; a lease that an attempt under way obtained is released"));
         }
         boolean quiet = this.work.awaitQuiet(boundNanos);
+        if (!quiet) {
+            logger.log(System.Logger.Level.WARNING, "Closing the Redlock while " + this.work.pending() + " attempt(s), release(s) or "
+                    + "clean-up(s) were still unanswered after " + Durations.millis(boundNanos) + ": keys they leave expire with their ttl");
+        }
         this.held.close();
         this.messages.close();
         return quiet;

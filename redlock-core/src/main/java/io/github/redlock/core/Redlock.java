@@ -48,6 +48,9 @@ public final class Redlock implements AutoCloseable {
 
     private volatile boolean closed;
 
+    /** Completed when the close is done; set by the first call of {@link #close()}. */
+    private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> closing = new java.util.concurrent.atomic.AtomicReference<>();
+
     Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard) {
         this.engine = engine;
         this.nodes = nodes;
@@ -324,23 +327,47 @@ public final class Redlock implements AutoCloseable {
 
     /**
      * Closes the lock. Acquisitions still waiting end at once: their futures fail, and the blocking methods
-     * throw, with an {@link IllegalStateException}. Then it waits, at most the node timeout plus 5 s, for the
+     * throw, with an {@link IllegalStateException}. Then it waits, at most three node timeouts plus 5 s, for the
      * attempts in flight and for every release and clean-up to be answered, so that nothing of an acquisition
      * whose caller is gone stays on a node (a lease that an attempt in flight still obtains is released). Then it
      * stops the automatic extension of every lease, and closes the connections to the nodes and, unless they
      * were given to the builder, the Lettuce resources. Leases still held are lost (their
      * {@link RedlockLease#lost()} completes, as nothing extends them any more) and their keys expire with their
-     * ttl: the work they protect may still be running, so they are not released. Never throws.
+     * ttl: the work they protect may still be running, so they are not released. A second call waits for the
+     * first one's close. Called from one of the lock's own threads (a callback of an acquisition's future or of
+     * {@code lost()}), it closes in the background instead, as the replies it would wait for are read there.
+     * Never throws.
      */
     @Override
     public void close() {
-        if (this.closed) {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> first = this.closing.compareAndExchange(null, mine);
+        if (first != null) {
+            if (!(Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread)) {
+                Futures.await(first.copy(), this.engine.callBoundNanos() * 3, () -> null);
+            }
             return;
         }
         this.closed = true;
-        this.engine.close(this.engine.callBoundNanos());
-        this.restartGuard.close();
-        this.connections.close(this.nodes);
+        if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+            Thread background = new Thread(() -> closeNow(mine), "redlock-close");
+            background.setDaemon(true);
+            background.start();
+        }
+        else {
+            closeNow(mine);
+        }
+    }
+
+    private void closeNow(CompletableFuture<Void> done) {
+        try {
+            this.engine.close(this.engine.drainBoundNanos());
+            this.restartGuard.close();
+            this.connections.close(this.nodes);
+        }
+        finally {
+            done.complete(null);
+        }
     }
 
     @Override

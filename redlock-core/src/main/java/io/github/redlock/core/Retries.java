@@ -169,7 +169,7 @@ final class Retries implements Runnable {
         // Tracked before the closed check: a close either sees this attempt and waits for it, or is seen here.
         CompletableFuture<Void> underWay = this.engine.track(new CompletableFuture<>());
         if (this.engine.isClosed()) {
-            this.result.completeExceptionally(new IllegalStateException("Redlock is closed"));
+            this.result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks"));
             underWay.complete(null);
             return;
         }

@@ -209,6 +209,28 @@ class RedlockLeaseSafetyTests {
     }
 
     @Test
+    void closingTheRedlockFromAnAcquisitionsCallbackDoesNotWaitForItself() throws Exception {
+        Redlock closing = Redlock.builder().nodes(redis.uris()).build();
+        // The callback runs on the thread that read the last reply: a close that waited there for its own attempt
+        // (or for replies read on that thread) would stall for its whole bound, over 5 s.
+        java.util.concurrent.atomic.AtomicLong closedInNanos = new java.util.concurrent.atomic.AtomicLong();
+        RedlockLease before = this.redlock.get().acquire("closed-in-callback", Duration.ofSeconds(30), Duration.ofSeconds(5));
+        CompletableFuture<Optional<RedlockLease>> waiting = closing.tryAcquireAsync("closed-in-callback", Duration.ofSeconds(30),
+                Duration.ofSeconds(10)).thenApply((lease) -> {
+                    long start = System.nanoTime();
+                    closing.close();
+                    closedInNanos.set(System.nanoTime() - start);
+                    return lease;
+                });
+        Thread.sleep(50); // the callback is in place long before the lock is free
+        before.release();
+        Optional<RedlockLease> held = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(closedInNanos.get()).as("nanoseconds the close took in the callback").isLessThan(TimeUnit.SECONDS.toNanos(1));
+        closing.close(); // waits for the close that runs in the background
+        assertThat(held).hasValueSatisfying((lease) -> assertThat(lease.isValid()).as("the lease held at the close").isFalse());
+    }
+
+    @Test
     void releasesRacingExtensionsLeaveNoKeyBehind() throws Exception {
         ExecutorService extender = Executors.newSingleThreadExecutor();
         try {
