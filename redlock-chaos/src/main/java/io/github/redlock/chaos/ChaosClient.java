@@ -132,7 +132,8 @@ public final class ChaosClient {
             };
         }
         catch (RuntimeException ex) {
-            record(new History.Operation(this.index, thread, lockKey, kind, start, System.nanoTime(), History.Outcome.ERROR, "-", -1, 0, 0));
+            record(new History.Operation(this.index, thread, lockKey, kind, start, System.nanoTime(), History.Outcome.ERROR, "-", -1,
+                    0, 0));
             throw ex;
         }
         long granted = System.nanoTime();

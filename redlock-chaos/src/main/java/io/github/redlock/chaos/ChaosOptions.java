@@ -23,8 +23,8 @@ import io.github.redlock.core.RestartQuarantine;
  * @param fencing whether the fenced locks' writes carry fencing tokens ({@code false} for the control run)
  * @param directory where the histories, the report and the timeline go
  */
-record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine,
-        boolean fencing, Path directory) {
+record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
+        double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -53,14 +53,15 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
     /**
      * Options from system properties: {@code chaos.seed} (random when blank), {@code chaos.clients},
      * {@code chaos.threads}, {@code chaos.minutes} or {@code chaos.seconds}, {@code chaos.faults} (comma-separated
-     * {@link FaultKind} names; when blank, all but the clock jump, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; all when
-     * blank), {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
+     * {@link FaultKind} names; when blank, all but the clock jump, see {@link FaultKind#safe()}), {@code chaos.kinds}
+     * (comma-separated {@link History.Kind} names; all when blank), {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
         String seed = System.getProperty("chaos.seed", "").trim();
         long minutes = Long.parseLong(blankTo(System.getProperty("chaos.minutes"), "0"));
-        long seconds = (minutes > 0) ? minutes * 60 : Long.parseLong(blankTo(System.getProperty("chaos.seconds"), Long.toString(defaultSeconds)));
+        long seconds = (minutes > 0) ? minutes * 60
+                : Long.parseLong(blankTo(System.getProperty("chaos.seconds"), Long.toString(defaultSeconds)));
         String faults = System.getProperty("chaos.faults", "").trim();
         String kinds = System.getProperty("chaos.kinds", "").trim();
         return new ChaosOptions(seed.isEmpty() ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed),
@@ -93,7 +94,8 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
 
     /** The same options with another directory. */
     ChaosOptions in(Path other) {
-        return new ChaosOptions(this.seed, this.clients, this.threads, this.faultSeconds, this.faults, this.kinds, this.longHolds, this.quarantine,
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.faultSeconds, this.faults, this.kinds, this.longHolds,
+                this.quarantine,
                 this.fencing, other);
     }
 

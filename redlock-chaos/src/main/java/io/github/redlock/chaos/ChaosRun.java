@@ -76,7 +76,8 @@ public final class ChaosRun {
             storageNode = RedisNode.start();
             ChaosSettings settings = new ChaosSettings(nodes.stream().map(RedisNode::uri).toList(), storageNode.uri(), options.threads(),
                     ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, ChaosOptions.MAX_TTL_MILLIS, ChaosOptions.WAIT_MILLIS,
-                    List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath());
+                    List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(), options.seed(),
+                    directory.toAbsolutePath());
             Path clientProperties = directory.resolve("client.properties");
             settings.store(clientProperties);
             for (int i = 0; i < options.clients(); i++) {

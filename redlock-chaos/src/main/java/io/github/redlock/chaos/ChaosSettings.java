@@ -29,7 +29,8 @@ import io.github.redlock.core.RestartQuarantine;
  * @param directory the run's directory, for histories and the stop file
  */
 record ChaosSettings(List<String> nodes, String storage, int threads, int keys, long minTtlMillis, long maxTtlMillis,
-        long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing, RestartQuarantine quarantine, long seed, Path directory) {
+        long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing, RestartQuarantine quarantine, long seed,
+        Path directory) {
 
     static ChaosSettings load(Path file) throws IOException {
         Properties properties = new Properties();

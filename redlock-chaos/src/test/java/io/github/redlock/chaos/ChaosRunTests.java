@@ -29,7 +29,7 @@ class ChaosRunTests {
     void withoutTheRestartQuarantineARollingRestartGrantsALockTwice() throws Exception {
         // Every hold long: a rolling restart then lands while locks are held.
         CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.ROLLING_RESTART), EnumSet.allOf(History.Kind.class), 1.0,
-                RestartQuarantine.NEVER, true, "no-quarantine"));
+                RestartQuarantine.NEVER, true, 15, "no-quarantine"));
         System.out.println(report.text());
         assertThat(report.violations(Violation.Kind.OVERLAP)).as(report.text()).isPositive();
     }
@@ -37,17 +37,19 @@ class ChaosRunTests {
     @Test
     void withoutFencingAPausedHolderWritesOverItsSuccessor() throws Exception {
         // Fenced locks only: a paused client then holds some, with fencing turned off.
-        CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.CLIENT_PAUSE), EnumSet.of(History.Kind.FENCED), ChaosOptions.LONG_HOLDS,
-                RestartQuarantine.AUTO, false, "no-fencing"));
+        // 25 s: about seven pauses, each of which left one to five stale writes in the runs measured.
+        CheckReport report = ChaosRun.run(control(EnumSet.of(FaultKind.CLIENT_PAUSE), EnumSet.of(History.Kind.FENCED),
+                ChaosOptions.LONG_HOLDS, RestartQuarantine.AUTO, false, 25, "no-fencing"));
         System.out.println(report.text());
         assertThat(report.violations(Violation.Kind.STALE_WRITE)).as(report.text()).isPositive();
     }
 
-    /** A control: 3 clients of 4 threads, 15 s of one fault, with the run's seed (random unless {@code chaos.seed}). */
+    /** A control: 3 clients of 4 threads and one kind of fault, with the run's seed (random unless {@code chaos.seed}). */
     private static ChaosOptions control(EnumSet<FaultKind> faults, EnumSet<History.Kind> kinds, double longHolds,
-            RestartQuarantine quarantine, boolean fencing, String name) {
-        ChaosOptions defaults = ChaosOptions.fromSystemProperties(15);
-        return new ChaosOptions(defaults.seed(), 3, 4, 15, faults, kinds, longHolds, quarantine, fencing, Path.of("target/chaos/" + name));
+            RestartQuarantine quarantine, boolean fencing, long faultSeconds, String name) {
+        ChaosOptions defaults = ChaosOptions.fromSystemProperties(faultSeconds);
+        return new ChaosOptions(defaults.seed(), 3, 4, faultSeconds, faults, kinds, longHolds, quarantine, fencing,
+                Path.of("target/chaos/" + name));
     }
 
 }
