@@ -11,8 +11,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.resource.ClientResources;
+import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
  * A distributed lock over N independent Redis masters, as antirez's Redlock algorithm describes: a lock is
@@ -49,7 +51,7 @@ public final class Redlock implements AutoCloseable {
     private volatile boolean closed;
 
     /** Completed when the close is done; set by the first call of {@link #close()}. */
-    private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> closing = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
 
     Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard) {
         this.engine = engine;
@@ -343,13 +345,13 @@ public final class Redlock implements AutoCloseable {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> first = this.closing.compareAndExchange(null, mine);
         if (first != null) {
-            if (!(Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread)) {
+            if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
                 Futures.await(first.copy(), this.engine.callBoundNanos() * 3, () -> null);
             }
             return;
         }
         this.closed = true;
-        if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+        if (Thread.currentThread() instanceof FastThreadLocalThread) { // one of the lock's I/O or timer threads
             Thread background = new Thread(() -> closeNow(mine), "redlock-close");
             background.setDaemon(true);
             background.start();
