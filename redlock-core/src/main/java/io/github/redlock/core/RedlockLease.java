@@ -30,6 +30,10 @@ public final class RedlockLease implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(RedlockLease.class.getName());
 
+    /** Why a lease asked to extend after its validity ran out is lost. */
+    private static final String EXPIRED_BEFORE_EXTENSION = "its validity ran out before it was extended: another client may "
+            + "hold the lock, so the extension was not sent";
+
     private static final VarHandle LOST;
 
     private static final VarHandle LOST_BECAUSE;
@@ -161,7 +165,9 @@ public final class RedlockLease implements AutoCloseable {
      * never shortens it (asking for less than it has left changes nothing). It succeeds if a quorum of nodes
      * confirmed the key within validity. Whatever the outcome, the validity follows what the nodes answered:
      * raised only as far as a quorum confirmed, and lowered when nodes no longer hold the key. If so many
-     * nodes answer that the key is no longer this lease's that no quorum ever can again, the lease is lost.
+     * nodes answer that the key is no longer this lease's that no quorum ever can again, the lease is lost. A
+     * lease whose validity ran out is lost without sending anything: another client may hold the lock by then,
+     * and the extension would only keep this lease's key alive on the nodes where it had not expired yet.
      * @param ttl the time to live to ask for, at least 1 ms
      * @return {@code true} if the lease was extended; {@code false} if it was released, lost or no quorum answered
      * @throws IllegalArgumentException if {@code ttl} is null, below 1 ms or above the lock's {@code maxTtl}
@@ -169,6 +175,12 @@ public final class RedlockLease implements AutoCloseable {
     public boolean extend(Duration ttl) {
         long ttlMillis = Durations.ttlMillis(ttl, this.operations.maxTtlMillis());
         if (released() || this.lostBecause != null) {
+            return false;
+        }
+        if (this.handle.validLeft(System.nanoTime()) <= 0) {
+            // Past its validity another client may hold a quorum already: an extension would only keep this
+            // lease's key alive on the minority of nodes where it has not expired yet, blocking them for the ttl.
+            markLost(EXPIRED_BEFORE_EXTENSION);
             return false;
         }
         ExtendOutcome outcome = Futures.await(this.operations.extend(this.handle, ttlMillis), this.operations.callBoundNanos(),

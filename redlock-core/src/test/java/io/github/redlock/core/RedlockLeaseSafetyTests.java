@@ -231,6 +231,21 @@ class RedlockLeaseSafetyTests {
     }
 
     @Test
+    void aLeaseExtendedAfterItsValidityRanOutIsLostWithoutTouchingTheNodes() throws Exception {
+        RedlockLease lease = this.redlock.get().acquire("late", Duration.ofMillis(200), Duration.ZERO);
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            this.nodes.get().set(i, "redlock:late", lease.token(), Duration.ofSeconds(10)); // nodes whose clocks run slow
+        }
+        Thread.sleep(300);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.extend(Duration.ofSeconds(60))).as("an extension past the validity").isFalse();
+        assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("validity ran out"));
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            assertThat(this.nodes.get().pttl(i, "redlock:late")).as("node %d's key", i).isLessThanOrEqualTo(10_000L);
+        }
+    }
+
+    @Test
     void releasesRacingExtensionsLeaveNoKeyBehind() throws Exception {
         ExecutorService extender = Executors.newSingleThreadExecutor();
         try {

@@ -113,7 +113,10 @@ class RedlockTests {
         RedlockLease expired = this.redlock.get().acquire("k", Duration.ofMillis(200), Duration.ZERO);
         RedlockLease current = this.other.get().acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(5));
         assertThat(expired.release()).isFalse();
-        this.nodes.get().awaitOnAll("redlock:k", current.token());
+        // The other client may have taken a bare quorum (its retry goes when a quorum is free): the expired key
+        // leaves the last nodes with its ttl, and never takes the current holder's with it.
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:k").stream().filter(java.util.Objects::nonNull).allMatch(current.token()::equals));
+        assertThat(this.nodes.get().values("redlock:k").stream().filter(java.util.Objects::nonNull).count()).isGreaterThanOrEqualTo(this.other.get().quorum());
         assertThat(current.isValid()).isTrue();
         assertThat(current.release()).isTrue();
     }
@@ -176,7 +179,7 @@ class RedlockTests {
         for (int i = 0; i < 5; i++) {
             assertThat(this.nodes.get().pttl(i, "redlock:k")).isLessThanOrEqualTo(5_000L);
         }
-        assertThat(this.nodes.get().values("redlock:k")).containsOnly(current.token());
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:k").stream().filter(java.util.Objects::nonNull).allMatch(current.token()::equals));
     }
 
     @Test
