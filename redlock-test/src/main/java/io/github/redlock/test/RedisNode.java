@@ -72,24 +72,6 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Returns the node's working directory, which lives as long as the node (e.g. for a file that a preloaded
-     * library reads).
-     * @return the directory
-     */
-    public Path directory() {
-        return this.directory;
-    }
-
-    /**
-     * Returns the process id of the running server, e.g. to signal it.
-     * @return the pid, or -1 while the node is down
-     */
-    public long pid() {
-        Process current = this.process;
-        return (current != null && current.isAlive()) ? current.pid() : -1;
-    }
-
-    /**
      * Starts a node on a free loopback port and waits until it answers {@code PING}.
      * @return the running node
      * @throws IllegalStateException when {@code redis-server} cannot be found or does not start
