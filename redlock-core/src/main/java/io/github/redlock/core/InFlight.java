@@ -20,6 +20,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class InFlight {
 
+    /**
+     * How deep this thread is in work that a close waits for while it completes an acquisition's future: the
+     * caller's callbacks then run before that work ends, so a close they call must not wait for it.
+     */
+    private static final ThreadLocal<int[]> COMPLETING = ThreadLocal.withInitial(() -> new int[1]);
+
     private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
 
     /**
@@ -42,6 +48,29 @@ final class InFlight {
             });
         }
         return work;
+    }
+
+    /**
+     * Runs {@code completion}, which completes a caller's future from inside tracked work, marking this thread
+     * meanwhile (see {@link #completingOnThisThread()}).
+     */
+    static void completing(Runnable completion) {
+        int[] depth = COMPLETING.get();
+        depth[0]++;
+        try {
+            completion.run();
+        }
+        finally {
+            depth[0]--;
+        }
+    }
+
+    /**
+     * Whether this thread is inside {@link #completing(Runnable)}: a close called here (from a caller's callback)
+     * would wait for the very work that runs it.
+     */
+    static boolean completingOnThisThread() {
+        return COMPLETING.get()[0] > 0;
     }
 
     /** The work under way now, e.g. to cancel the acquisitions that still wait. */

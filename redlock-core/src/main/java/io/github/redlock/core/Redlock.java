@@ -53,6 +53,9 @@ public final class Redlock implements AutoCloseable {
     /** Completed when the close is done; set by the first call of {@link #close()}. */
     private final AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
 
+    /** The thread that runs the close, once it runs. */
+    private volatile Thread closingThread;
+
     Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard) {
         this.engine = engine;
         this.nodes = nodes;
@@ -336,22 +339,22 @@ public final class Redlock implements AutoCloseable {
      * were given to the builder, the Lettuce resources. Leases still held are lost (their
      * {@link RedlockLease#lost()} completes, as nothing extends them any more) and their keys expire with their
      * ttl: the work they protect may still be running, so they are not released. A second call waits for the
-     * first one's close. Called from one of the lock's own threads (a callback of an acquisition's future or of
-     * {@code lost()}), it closes in the background instead, as the replies it would wait for are read there.
-     * Never throws.
+     * first one's close. Called from a callback of an acquisition's future or of {@code lost()}, it never waits
+     * for the work that runs that callback: on one of the lock's own threads, or inside an attempt, it closes in
+     * the background instead; within the close itself (a lease it marks lost) it returns at once. Never throws.
      */
     @Override
     public void close() {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> first = this.closing.compareAndExchange(null, mine);
         if (first != null) {
-            if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
+            if (!calledFromOwnWork() && Thread.currentThread() != this.closingThread) {
                 Futures.await(first.copy(), this.engine.callBoundNanos() * 3, () -> null);
             }
             return;
         }
         this.closed = true;
-        if (Thread.currentThread() instanceof FastThreadLocalThread) { // one of the lock's I/O or timer threads
+        if (calledFromOwnWork()) {
             Thread background = new Thread(() -> closeNow(mine), "redlock-close");
             background.setDaemon(true);
             background.start();
@@ -361,7 +364,16 @@ public final class Redlock implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether this thread runs work that the close waits for: one of the lock's I/O or timer threads (it reads
+     * the replies), or a thread completing an acquisition's future inside an attempt (a callback of the caller).
+     */
+    private static boolean calledFromOwnWork() {
+        return Thread.currentThread() instanceof FastThreadLocalThread || InFlight.completingOnThisThread();
+    }
+
     private void closeNow(CompletableFuture<Void> done) {
+        this.closingThread = Thread.currentThread(); // callbacks it runs (lost(), failed acquisitions) may close again
         try {
             this.engine.close(this.engine.drainBoundNanos());
             this.restartGuard.close();

@@ -169,7 +169,7 @@ final class Retries implements Runnable {
         // Tracked before the closed check: a close either sees this attempt and waits for it, or is seen here.
         CompletableFuture<Void> underWay = this.engine.track(new CompletableFuture<>());
         if (this.engine.isClosed()) {
-            this.result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks"));
+            InFlight.completing(() -> this.result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks")));
             underWay.complete(null);
             return;
         }
@@ -180,12 +180,15 @@ final class Retries implements Runnable {
             next = this.engine.attempt(this.type, this.key, this.keys, this.ttlMillis, this.deadlineNanos, this.waiting, this.token);
         }
         catch (RuntimeException ex) {
-            this.result.completeExceptionally(ex); // e.g. its Redlock was closed meanwhile
+            InFlight.completing(() -> this.result.completeExceptionally(ex)); // e.g. its Redlock was closed meanwhile
             underWay.complete(null);
             return;
         }
-        // Under way until the outcome was handled: a lease its caller no longer wants is then being released.
-        next.whenComplete((attempt, failure) -> handle(attempt, failure, seen)).whenComplete((ignored, failure) -> underWay.complete(null));
+        // Under way until the outcome was handled: a lease its caller no longer wants is then being released. The
+        // caller's callbacks run in between, on whichever thread decided the attempt (an I/O thread, or this one
+        // when no node could be asked): a close they call must not wait for this.
+        next.whenComplete((attempt, failure) -> InFlight.completing(() -> handle(attempt, failure, seen)))
+                .whenComplete((ignored, failure) -> underWay.complete(null));
     }
 
     /** The outcome of one attempt: the caller's lease or failure, else the wait for the next attempt. */

@@ -230,6 +230,52 @@ class RedlockLeaseSafetyTests {
     }
 
     @Test
+    void closingTheRedlockFromACallbackOnTheThreadThatDecidedTheAttemptDoesNotWaitForItself() throws Exception {
+        // With three of five nodes unreachable, every attempt is refused before anything is sent: it is decided, and
+        // the caller's callback runs, on the thread that made it (the JDK's delay scheduler for a retry), not on an
+        // I/O thread. A close there that waited for the attempt would stall for its whole bound, over 5 s.
+        List<String> uris = List.of(redis.uris().get(0), redis.uris().get(1), unreachableUri(), unreachableUri(), unreachableUri());
+        Redlock closing = Redlock.builder().nodes(uris).retryDelay(Duration.ofMillis(20)).build();
+        java.util.concurrent.atomic.AtomicLong closedInNanos = new java.util.concurrent.atomic.AtomicLong(-1);
+        CompletableFuture<Optional<RedlockLease>> waiting = closing.tryAcquireAsync("closed-on-retry", Duration.ofSeconds(30),
+                Duration.ofMillis(200)).thenApply((lease) -> {
+                    long start = System.nanoTime();
+                    closing.close();
+                    closedInNanos.set(System.nanoTime() - start);
+                    return lease;
+                });
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isEmpty();
+        assertThat(closedInNanos.get()).as("nanoseconds the close took in the callback").isBetween(0L, TimeUnit.SECONDS.toNanos(1));
+        closing.close(); // waits for the close that runs in the background
+    }
+
+    @Test
+    void closingTheRedlockAgainFromALostCallbackThatItsCloseRunsReturnsAtOnce() throws Exception {
+        Redlock closing = Redlock.builder().nodes(redis.uris()).build();
+        RedlockLease lease = closing.acquire("closed-when-lost", Duration.ofSeconds(30), Duration.ZERO);
+        java.util.concurrent.atomic.AtomicLong closedInNanos = new java.util.concurrent.atomic.AtomicLong(-1);
+        lease.lost().thenRun(() -> { // run by the close itself, which marks held leases lost
+            long start = System.nanoTime();
+            closing.close();
+            closedInNanos.set(System.nanoTime() - start);
+        });
+        long start = System.nanoTime();
+        closing.close();
+        assertThat(closedInNanos.get()).as("nanoseconds the nested close took").isBetween(0L, TimeUnit.SECONDS.toNanos(1));
+        assertThat(System.nanoTime() - start).as("nanoseconds the close took").isLessThan(TimeUnit.SECONDS.toNanos(5));
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            this.nodes.get().delete(i, "redlock:closed-when-lost");
+        }
+    }
+
+    /** A loopback address where nothing listens (a port that was free a moment ago). */
+    private static String unreachableUri() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return "redis://127.0.0.1:" + socket.getLocalPort();
+        }
+    }
+
+    @Test
     void aLeaseExtendedAfterItsValidityRanOutIsLostWithoutTouchingTheNodes() throws Exception {
         RedlockLease lease = this.redlock.get().acquire("late", Duration.ofMillis(200), Duration.ZERO);
         for (int i = 0; i < redis.nodes().size(); i++) {
