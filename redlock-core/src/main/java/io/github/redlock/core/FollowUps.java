@@ -43,14 +43,16 @@ final class FollowUps implements LeaseOperations {
         this.held.remove(lease);
         long start = System.nanoTime();
         byte[][] keys = lease.keys().release();
-        byte[][] args = { lease.tokenBytes(), lease.keys().channel() };
+        byte[][] args = lease.keys().releaseArgs(lease.tokenBytes());
         long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
         // Tracked before a hop to another thread, so that a close waits for the release to be sent.
         CompletableFuture<QuorumCall> sent = this.work.track(this.nodes.inProgramOrder(() -> {
             QuorumCall call = release(lease.type().releaseScript(), keys, args, lease.acquisition(), owedUntil);
             // Waiters in this JVM go at once, without the round trip of the release message; their attempts
             // are sent after the release on every connection.
-            this.messages.wakeLocal(lease.keys().channel(), lease.tokenBytes());
+            for (byte[] channel : lease.keys().channels()) {
+                this.messages.wakeLocal(channel, lease.tokenBytes());
+            }
             return call;
         }));
         CompletableFuture<Boolean> released = sent.thenCompose(QuorumCall::decision);

@@ -96,8 +96,8 @@ final class LockEngine implements Retries.Attempts {
     }
 
     @Override
-    public ReleaseMessages.Subscription listen(byte[] channel, ReleaseMessages.Waiter waiter) {
-        return this.messages.listen(channel, waiter);
+    public ReleaseMessages.Subscription listen(byte[][] channels, ReleaseMessages.Waiter waiter) {
+        return this.messages.listenAll(channels, waiter);
     }
 
     @Override
@@ -141,24 +141,40 @@ final class LockEngine implements Retries.Attempts {
      * @return the last attempt: with a lease, or the facts of its failure
      */
     CompletableFuture<Attempt> acquire(LockType type, String key, String redisKey, long ttlMillis, long waitNanos) {
+        return acquire(type, key, type.keys(redisKey, this.counterKey), (type == LockType.EXCLUSIVE) ? redisKey : null, ttlMillis,
+                waitNanos);
+    }
+
+    /**
+     * Acquires a lock on several keys at once, as {@link #acquire(LockType, String, String, long, long)} does one.
+     * @param key the keys as the caller named them, joined, for the reports
+     * @param names the keys as the caller named them, distinct and sorted
+     * @param redisKeys the Redis keys, in the order of {@code names}
+     */
+    CompletableFuture<Attempt> acquireAll(String key, List<String> names, List<String> redisKeys, long ttlMillis, long waitNanos) {
+        return acquire(LockType.MULTI, key, LockType.multiKeys(names, redisKeys, this.counterKey), null, ttlMillis, waitNanos);
+    }
+
+    /** @param lineKey the local line to wait in (an exclusive lock's key), or null to contend at once */
+    private CompletableFuture<Attempt> acquire(LockType type, String key, LockType.Keys keys, String lineKey, long ttlMillis,
+            long waitNanos) {
         // Tracked before the closed check: a close either ends this acquisition, or is seen here.
         CompletableFuture<Attempt> result = this.acquisitions.track(new CompletableFuture<>());
         if (this.closing) {
             result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks"));
             return result;
         }
-        Retries retries = new Retries(this, type, key, type.keys(redisKey, this.counterKey), ttlMillis, System.nanoTime() + waitNanos,
-                waitNanos > 0, result);
+        Retries retries = new Retries(this, type, key, keys, ttlMillis, System.nanoTime() + waitNanos, waitNanos > 0, result);
         if (waitNanos <= 0) {
             retries.run();
             return result;
         }
-        LocalLines.Place place = (type == LockType.EXCLUSIVE) ? this.lines.join(redisKey, retries.turn) : LocalLines.Place.UNLINED;
+        LocalLines.Place place = (lineKey != null) ? this.lines.join(lineKey, retries.turn) : LocalLines.Place.UNLINED;
         if (place == LocalLines.Place.UNLINED) {
             retries.start();
             return result;
         }
-        result.whenComplete((attempt, failure) -> this.lines.leave(redisKey, retries.turn));
+        result.whenComplete((attempt, failure) -> this.lines.leave(lineKey, retries.turn));
         if (place == LocalLines.Place.FIRST) {
             retries.start();
         }
@@ -281,7 +297,7 @@ final class LockEngine implements Retries.Attempts {
             // sent here, not through release(): one hop at most
             // A retry's clean-up does not publish: waiters, this one included, would wake each other in turn
             // while a holder keeps the lock on a bare quorum. A final one (the caller gave up) does.
-            byte[][] args = retrying ? new byte[][] { tokenBytes } : new byte[][] { tokenBytes, keys.channel() };
+            byte[][] args = retrying ? new byte[][] { tokenBytes } : keys.releaseArgs(tokenBytes);
             this.followUps.release(cleanup, keys.cleanup(retrying), args, acquisition, owedUntil);
             return failed;
         });

@@ -19,6 +19,12 @@ enum LockType {
     /** The classic Redlock: one holder. */
     EXCLUSIVE("set"),
 
+    /**
+     * One holder of several exclusive keys at once ({@link #multiKeys}): each key as the exclusive lock's, all
+     * set or none on each node, so it excludes and is excluded by the exclusive lock of each of its names.
+     */
+    MULTI("acquire-multi"),
+
     /** Shared with other readers; excluded by a writer holding or waiting. */
     READ("acquire-read"),
 
@@ -44,14 +50,17 @@ enum LockType {
      * @param counterKey the nodes' fencing counter, or null when fencing is off; a read lock is never fenced
      */
     Keys keys(String redisKey, byte[] counterKey) {
+        if (this == MULTI) {
+            throw new IllegalStateException("a lock on several keys is named by multiKeys");
+        }
         if (this == EXCLUSIVE) {
             byte[] lock = redisKey.getBytes(StandardCharsets.UTF_8);
             byte[][] key = { lock };
             if (counterKey != null) {
                 byte[][] fenced = { lock, counterKey };
-                return new Keys(fenced, key, key, key, fenced, channel(lock));
+                return new Keys(fenced, key, key, key, fenced, null, channel(lock));
             }
-            return new Keys(key, key, key, key, null, channel(lock));
+            return new Keys(key, key, key, key, null, null, channel(lock));
         }
         byte[] base = redisKey.getBytes(StandardCharsets.UTF_8);
         byte[] writer = part(base, "writer");
@@ -62,15 +71,37 @@ enum LockType {
         byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
         if (this == READ) {
             return new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers },
-                    new byte[][] { readers }, null, channel(base));
+                    new byte[][] { readers }, null, null, channel(base));
         }
         byte[][] release = { writer, queuedWriters, queueExpiry };
         if (counterKey != null) {
             byte[][] fencedAll = { writer, readers, queuedWriters, queuedReaders, queueExpiry, counterKey };
             return new Keys(fencedAll, release, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey },
-                    channel(base));
+                    null, channel(base));
         }
-        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null, channel(base));
+        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null, null, channel(base));
+    }
+
+    /**
+     * The Redis keys of a {@link #MULTI} lock: the exclusive keys of several names at once.
+     * @param names the keys as the caller named them, in the order of {@code redisKeys}
+     * @param redisKeys the keys, distinct, in the order every script takes them (sorted)
+     * @param counterKey the nodes' fencing counter, or null when fencing is off
+     */
+    static Keys multiKeys(java.util.List<String> names, java.util.List<String> redisKeys, byte[] counterKey) {
+        int size = redisKeys.size();
+        byte[][] locks = new byte[size][];
+        byte[][] channels = new byte[size][];
+        for (int i = 0; i < size; i++) {
+            locks[i] = redisKeys.get(i).getBytes(StandardCharsets.UTF_8);
+            channels[i] = channel(locks[i]);
+        }
+        if (counterKey != null) {
+            byte[][] fenced = java.util.Arrays.copyOf(locks, size + 1);
+            fenced[size] = counterKey;
+            return new Keys(fenced, locks, locks, locks, new byte[][] { locks[0], counterKey }, names, channels);
+        }
+        return new Keys(locks, locks, locks, locks, null, names, channels);
     }
 
     /**
@@ -99,6 +130,7 @@ enum LockType {
     LuaScript acquireScript(boolean fenced, boolean waiting) {
         return switch (this) {
             case EXCLUSIVE -> fenced ? LuaScript.ACQUIRE_FENCED : waiting ? LuaScript.ACQUIRE_EXCLUSIVE : null;
+            case MULTI -> fenced ? LuaScript.ACQUIRE_MULTI_FENCED : LuaScript.ACQUIRE_MULTI;
             case READ -> LuaScript.ACQUIRE_READ;
             case WRITE -> LuaScript.ACQUIRE_WRITE;
         };
@@ -108,6 +140,7 @@ enum LockType {
     LuaScript releaseScript() {
         return switch (this) {
             case EXCLUSIVE -> LuaScript.RELEASE;
+            case MULTI -> LuaScript.RELEASE_MULTI;
             case READ -> LuaScript.RELEASE_READ;
             case WRITE -> LuaScript.RELEASE_WRITE;
         };
@@ -123,7 +156,11 @@ enum LockType {
 
     /** The script that extends a lease of this type. */
     LuaScript extendScript() {
-        return (this == READ) ? LuaScript.EXTEND_READ : LuaScript.EXTEND;
+        return switch (this) {
+            case READ -> LuaScript.EXTEND_READ;
+            case MULTI -> LuaScript.EXTEND_MULTI;
+            case EXCLUSIVE, WRITE -> LuaScript.EXTEND;
+        };
     }
 
     /**
@@ -134,12 +171,23 @@ enum LockType {
      * @param retryCleanup the keys of the clean-up before a retry, or null when it is the release's
      * @param fence the key that holds the token and the fencing counter, for the token's confirmation; null
      * when the lock is not fenced
-     * @param channel where releases of the lock are published
+     * @param names the keys of a {@link #MULTI} lock as the caller named them, sorted; null for the other types
+     * @param channels where releases of the lock are published: one channel, or one per key of a {@link #MULTI}
+     * lock (its release publishes on the channel of each key, as a single key's release would)
      */
-    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence, byte[] channel) {
+    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence, java.util.List<String> names,
+            byte[]... channels) {
 
         byte[][] cleanup(boolean retrying) {
             return (retrying && this.retryCleanup != null) ? this.retryCleanup : this.release;
+        }
+
+        /** The arguments of a release that publishes: the token, then the channels, one per key released. */
+        byte[][] releaseArgs(byte[] token) {
+            byte[][] args = new byte[1 + this.channels.length][];
+            args[0] = token;
+            System.arraycopy(this.channels, 0, args, 1, this.channels.length);
+            return args;
         }
 
     }

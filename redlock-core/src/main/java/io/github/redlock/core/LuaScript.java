@@ -35,6 +35,18 @@ final class LuaScript {
     /** The exclusive lock's SET NX PX, raising the node's fencing counter where it set the key. */
     static final LuaScript ACQUIRE_FENCED = load("acquire-fenced.lua");
 
+    /** The lock on several keys: all of them or none, on each node. */
+    static final LuaScript ACQUIRE_MULTI = load("acquire-multi.lua");
+
+    /** The lock on several keys, raising the node's fencing counter where it set them. */
+    static final LuaScript ACQUIRE_MULTI_FENCED = load("acquire-multi-fenced.lua");
+
+    /** The release of a lock on several keys: each key that still holds the token. */
+    static final LuaScript RELEASE_MULTI = load("release-multi.lua");
+
+    /** The extension of a lock on several keys: all of them, while every one holds the token. */
+    static final LuaScript EXTEND_MULTI = load("extend-multi.lua");
+
     /** The second round of a fenced acquisition: the token written back to the nodes that hold the key. */
     static final LuaScript CONFIRM_FENCING = load("confirm-fencing.lua");
 
@@ -49,7 +61,8 @@ final class LuaScript {
 
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
-            EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, CONFIRM_FENCING);
+            EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI,
+            CONFIRM_FENCING);
 
     private final String body;
 

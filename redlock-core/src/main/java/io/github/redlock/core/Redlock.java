@@ -94,7 +94,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(LockType.EXCLUSIVE, key, ttl, waitTime).lease());
+        return Optional.ofNullable(acquireBlocking(new Named(LockType.EXCLUSIVE, key), ttl, waitTime).lease());
     }
 
     /**
@@ -108,7 +108,67 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquire(String key, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(LockType.EXCLUSIVE, key, ttl, waitTime);
+        return acquireOrThrow(new Named(LockType.EXCLUSIVE, key), ttl, waitTime);
+    }
+
+    /**
+     * Makes one attempt to acquire the lock on all of {@code keys} at once, without waiting: see
+     * {@link #tryAcquire(List, Duration, Duration)}.
+     * @param keys the locks' names, at least one, none blank; duplicates count once
+     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @return the lease of all the keys, or empty if any of them is held elsewhere or no quorum answered in time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquire(List<String> keys, Duration ttl) {
+        return tryAcquire(keys, ttl, Duration.ZERO);
+    }
+
+    /**
+     * Attempts to acquire the lock on all of {@code keys} at once, retrying until {@code waitTime} has passed.
+     * Each node takes every key or none, in one script, so a node never holds part of the set, and two callers
+     * whose sets overlap never wait for each other in a circle. Each key is the exclusive lock of that name, so
+     * the lease excludes, and is excluded by, {@link #tryAcquire(String, Duration)} on any of them. Quorum and
+     * validity are those of a single key; the one lease extends, is lost and is released for all the keys
+     * together ({@link RedlockLease#keys()} lists them; {@link RedlockLease#key()} joins them with commas). A
+     * waiting caller wakes on the release of any of the keys. One key is the plain lock of that key.
+     * @param keys the locks' names, at least one, none blank; duplicates count once
+     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the lease of all the keys, or empty if it could not be acquired within the wait time (or the
+     * thread was interrupted: see {@link #tryAcquire(String, Duration, Duration)})
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public Optional<RedlockLease> tryAcquire(List<String> keys, Duration ttl, Duration waitTime) {
+        return Optional.ofNullable(acquireBlocking(Named.allOf(keys), ttl, waitTime).lease());
+    }
+
+    /**
+     * Acquires the lock on all of {@code keys} at once, retrying until {@code waitTime} has passed: see
+     * {@link #tryAcquire(List, Duration, Duration)}.
+     * @param keys the locks' names, at least one, none blank; duplicates count once
+     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return the lease of all the keys
+     * @throws RedlockAcquisitionException if it was not acquired within the wait time; its key is the keys joined
+     * with commas
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public RedlockLease acquire(List<String> keys, Duration ttl, Duration waitTime) {
+        return acquireOrThrow(Named.allOf(keys), ttl, waitTime);
+    }
+
+    /**
+     * Attempts to acquire the lock on all of {@code keys} at once without blocking the caller, retrying until
+     * {@code waitTime} has passed: see {@link #tryAcquire(List, Duration, Duration)} and
+     * {@link #tryAcquireAsync(String, Duration, Duration)}.
+     * @param keys the locks' names, at least one, none blank; duplicates count once
+     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the lease of all the keys, or of empty if it could not be acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(List<String> keys, Duration ttl, Duration waitTime) {
+        return acquireAsync(Named.allOf(keys), ttl, waitTime);
     }
 
     /**
@@ -135,7 +195,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireRead(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(LockType.READ, key, ttl, waitTime).lease());
+        return Optional.ofNullable(acquireBlocking(new Named(LockType.READ, key), ttl, waitTime).lease());
     }
 
     /**
@@ -148,7 +208,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireReadAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireAsync(LockType.READ, key, ttl, waitTime);
+        return acquireAsync(new Named(LockType.READ, key), ttl, waitTime);
     }
 
     /**
@@ -161,7 +221,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquireRead(String key, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(LockType.READ, key, ttl, waitTime);
+        return acquireOrThrow(new Named(LockType.READ, key), ttl, waitTime);
     }
 
     /**
@@ -191,7 +251,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireWrite(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(LockType.WRITE, key, ttl, waitTime).lease());
+        return Optional.ofNullable(acquireBlocking(new Named(LockType.WRITE, key), ttl, waitTime).lease());
     }
 
     /**
@@ -204,7 +264,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireWriteAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireAsync(LockType.WRITE, key, ttl, waitTime);
+        return acquireAsync(new Named(LockType.WRITE, key), ttl, waitTime);
     }
 
     /**
@@ -218,11 +278,11 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquireWrite(String key, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(LockType.WRITE, key, ttl, waitTime);
+        return acquireOrThrow(new Named(LockType.WRITE, key), ttl, waitTime);
     }
 
-    private RedlockLease acquireOrThrow(LockType type, String key, Duration ttl, Duration waitTime) {
-        Attempt attempt = acquireBlocking(type, key, ttl, waitTime);
+    private RedlockLease acquireOrThrow(Named lock, Duration ttl, Duration waitTime) {
+        Attempt attempt = acquireBlocking(lock, ttl, waitTime);
         if (attempt.lease() != null) {
             return attempt.lease();
         }
@@ -236,7 +296,7 @@ public final class Redlock implements AutoCloseable {
             String tries = attempt.attempts() + " attempts in " + waitTime.toMillis() + " ms";
             detail = (detail != null) ? detail + "; " + tries : tries;
         }
-        throw new RedlockAcquisitionException(key, attempt.agreed(), this.engine.quorum(), attempt.failures(), detail);
+        throw new RedlockAcquisitionException(lock.key(), attempt.agreed(), this.engine.quorum(), attempt.failures(), detail);
     }
 
     /**
@@ -249,11 +309,11 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireAsync(LockType.EXCLUSIVE, key, ttl, waitTime);
+        return acquireAsync(new Named(LockType.EXCLUSIVE, key), ttl, waitTime);
     }
 
-    private CompletableFuture<Optional<RedlockLease>> acquireAsync(LockType type, String key, Duration ttl, Duration waitTime) {
-        CompletableFuture<Attempt> attempt = start(type, key, ttl, waitTime);
+    private CompletableFuture<Optional<RedlockLease>> acquireAsync(Named lock, Duration ttl, Duration waitTime) {
+        CompletableFuture<Attempt> attempt = start(lock, ttl, waitTime);
         CompletableFuture<Optional<RedlockLease>> result = new CompletableFuture<>();
         // One hand-off: the lease goes to the caller, or, if the caller cancelled first, back to the nodes.
         attempt.whenComplete((done, failure) -> {
@@ -390,28 +450,65 @@ public final class Redlock implements AutoCloseable {
                 + this.engine.quorum() + "]";
     }
 
-    private Attempt acquireBlocking(LockType type, String key, Duration ttl, Duration waitTime) {
+    private Attempt acquireBlocking(Named lock, Duration ttl, Duration waitTime) {
+        CompletableFuture<Attempt> attempt = start(lock, ttl, waitTime);
         long waitNanos = Durations.waitNanos(waitTime);
-        CompletableFuture<Attempt> attempt = start(type, key, ttl, waitTime);
         return Futures.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
                 () -> Attempt.failed(null, Thread.currentThread().isInterrupted()
                         ? "interrupted while acquiring" : "no decision within the wait time and node timeouts", false));
     }
 
-    private CompletableFuture<Attempt> start(LockType type, String key, Duration ttl, Duration waitTime) {
-        checkKey(key);
+    private CompletableFuture<Attempt> start(Named lock, Duration ttl, Duration waitTime) {
         long ttlMillis = Durations.ttlMillis(ttl, this.engine.maxTtlMillis());
         long waitNanos = Durations.waitNanos(waitTime);
         if (this.closed) {
             throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
         }
-        return this.engine.acquire(type, key, this.keyPrefix + key, ttlMillis, waitNanos);
+        if (lock.keys() == null) {
+            return this.engine.acquire(lock.type(), lock.key(), this.keyPrefix + lock.key(), ttlMillis, waitNanos);
+        }
+        List<String> redisKeys = lock.keys().stream().map((key) -> this.keyPrefix + key).toList();
+        return this.engine.acquireAll(lock.key(), lock.keys(), redisKeys, ttlMillis, waitNanos);
     }
 
-    private static void checkKey(String key) {
-        if (key == null || key.isBlank()) {
-            throw new RedlockArgumentException("key", "key must not be null or blank, was " + (key == null ? "null" : "'" + key + "'"));
+    /**
+     * A lock as the caller named it: a type and a key, or ({@link LockType#MULTI}) several keys, distinct and
+     * sorted, with {@code key} the keys joined by commas.
+     */
+    private record Named(LockType type, String key, List<String> keys) {
+
+        Named(LockType type, String key) {
+            this(type, checkKey(key), null);
         }
+
+        /** The exclusive lock on all the keys: checked, without duplicates, sorted (one key: the plain lock). */
+        static Named allOf(List<String> keys) {
+            if (keys == null || keys.isEmpty()) {
+                throw new RedlockArgumentException("keys", "keys must name at least one key, was " + keys);
+            }
+            java.util.TreeSet<String> distinct = new java.util.TreeSet<>();
+            for (int i = 0; i < keys.size(); i++) {
+                String key = keys.get(i);
+                if (key == null || key.isBlank()) {
+                    throw new RedlockArgumentException("keys", "keys[" + i + "] must not be null or blank, was "
+                            + (key == null ? "null" : "'" + key + "'") + " (keys " + keys + ")");
+                }
+                distinct.add(key);
+            }
+            if (distinct.size() == 1) {
+                return new Named(LockType.EXCLUSIVE, distinct.first());
+            }
+            List<String> sorted = List.copyOf(distinct);
+            return new Named(LockType.MULTI, String.join(",", sorted), sorted);
+        }
+
+        private static String checkKey(String key) {
+            if (key == null || key.isBlank()) {
+                throw new RedlockArgumentException("key", "key must not be null or blank, was " + (key == null ? "null" : "'" + key + "'"));
+            }
+            return key;
+        }
+
     }
 
     /**

@@ -91,11 +91,22 @@ public final class RedlockLease implements AutoCloseable {
     }
 
     /**
-     * Returns the key as the caller gave it; the Redis key is the configured prefix followed by it.
+     * Returns the key as the caller gave it; the Redis key is the configured prefix followed by it. For a lock
+     * on several keys: the keys (see {@link #keys()}) joined by commas.
      * @return the key
      */
     public String key() {
         return this.key;
+    }
+
+    /**
+     * Returns the keys the lease holds, as the caller gave them: the one key, or the keys of a lock on several
+     * keys ({@link Redlock#tryAcquire(List, Duration, Duration)}), without duplicates, sorted.
+     * @return the keys, unmodifiable
+     */
+    public java.util.List<String> keys() {
+        java.util.List<String> names = this.handle.keys().names();
+        return (names != null) ? names : java.util.List.of(this.key);
     }
 
     /**

@@ -121,6 +121,33 @@ final class ReleaseMessages implements AutoCloseable {
     }
 
     /**
+     * Wakes {@code waiter} on every release of any of the channels, as {@link #listen(byte[], Waiter)} does for one
+     * (a lock on several keys waits for any of them).
+     */
+    Subscription listenAll(byte[][] channels, Waiter waiter) {
+        if (channels.length == 1) {
+            return listen(channels[0], waiter);
+        }
+        List<Subscription> each = new java.util.ArrayList<>(channels.length);
+        for (byte[] channel : channels) {
+            each.add(listen(channel, waiter));
+        }
+        return new Subscription() {
+
+            @Override
+            public void onNodes() {
+                each.forEach(Subscription::onNodes);
+            }
+
+            @Override
+            public void close() {
+                each.forEach(Subscription::close);
+            }
+
+        };
+    }
+
+    /**
      * Moves one subscription from listening in this JVM to listening on the nodes too, unless it was closed
      * meanwhile: in the map's compute function, so in order with its close and with the channel's other changes.
      */

@@ -30,7 +30,7 @@ final class Retries implements Runnable {
         boolean isClosed();
 
         /** Listens for the lock's releases. */
-        ReleaseMessages.Subscription listen(byte[] channel, ReleaseMessages.Waiter waiter);
+        ReleaseMessages.Subscription listen(byte[][] channels, ReleaseMessages.Waiter waiter);
 
         /** Keeps the lock's close waiting until {@code work} completes (see {@code InFlight}). */
         <T> CompletableFuture<T> track(CompletableFuture<T> work);
@@ -117,7 +117,7 @@ final class Retries implements Runnable {
      */
     void start() {
         if (this.started.compareAndSet(false, true)) {
-            ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channel(), this::wake);
+            ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channels(), this::wake);
             this.subscription = subscription;
             this.result.whenComplete((attempt, failure) -> subscription.close());
             run();
@@ -149,8 +149,8 @@ final class Retries implements Runnable {
      * nodes may not have applied it yet when the first message arrives.
      */
     void wake(ByteBuffer released, boolean inOrder) {
-        if (!inOrder && released.equals(this.lastLocalRelease)) {
-            return;
+        if (released.equals(this.lastLocalRelease)) {
+            return; // a node's message of a local release, or the same release of another of a multi-key lock's keys
         }
         if (inOrder) {
             this.lastLocalRelease = released;

@@ -60,9 +60,25 @@ public @interface Redlocked {
      * ({@code @name}); {@code ${…}} placeholders are resolved first. A part that evaluates to null, or an
      * empty key, is an error and the method does not run. The template as written also names the lock in
      * metrics.
-     * @return the key template, e.g. {@code "order:#{#order.id}"}
+     * @return the key template, e.g. {@code "order:#{#order.id}"}; empty when {@link #keys()} names the keys
      */
-    String key();
+    String key() default "";
+
+    /**
+     * The keys of a lock on several keys at once, each a template as {@link #key()} is, instead of {@code key}:
+     * the method runs while it holds all of them, taken together on each node so that no node holds part of the
+     * set and two calls whose sets overlap never wait for each other in a circle (see
+     * {@code Redlock.tryAcquire(List, Duration, Duration)}). Keys that evaluate to the same text count once. Only
+     * for {@link LockMode#EXCLUSIVE}. A nested call on one of the keys, or on the same set, re-enters the lock; a
+     * nested call whose set adds keys to one this thread holds is refused (it would wait for this thread). The
+     * templates as written, joined by commas, name the lock in metrics.
+     * <pre>{@code
+     * @Redlocked(keys = { "acct:#{#from}", "acct:#{#to}" }, ttl = "10s", waitTime = "2s")
+     * public void transfer(String from, String to, long cents) { … }
+     * }</pre>
+     * @return the key templates; empty when {@link #key()} names the one key
+     */
+    String[] keys() default {};
 
     /**
      * How long the nodes keep the lock, in Spring Boot's duration format ({@code 500ms}, {@code 10s},

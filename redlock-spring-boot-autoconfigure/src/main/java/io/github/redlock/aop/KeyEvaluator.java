@@ -2,7 +2,9 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -26,15 +28,33 @@ final class KeyEvaluator {
         this.beanResolver = new BeanFactoryResolver(beanFactory);
     }
 
-    /** The call's key; throws an error naming the method and the template when a part is null or the key empty. */
-    String evaluate(LockedMethod locked, Method method, Object[] args, Object target, Class<?> targetClass) {
-        if (locked.key().isLiteral()) {
-            return locked.key().evaluate(null, locked.description());
+    /**
+     * The call's keys: its one key, or the keys of a lock on several keys without duplicates and sorted; throws
+     * an error naming the method and the template when a part is null or a key empty.
+     */
+    List<String> evaluate(LockedMethod locked, Method method, Object[] args, Object target, Class<?> targetClass) {
+        List<KeyTemplate> templates = locked.keys();
+        MethodBasedEvaluationContext context = null;
+        if (templates.size() == 1) {
+            KeyTemplate template = templates.get(0);
+            return List.of(template.evaluate(template.isLiteral() ? null : context(method, args, target, targetClass),
+                    locked.description()));
         }
+        TreeSet<String> keys = new TreeSet<>();
+        for (KeyTemplate template : templates) {
+            if (context == null && !template.isLiteral()) {
+                context = context(method, args, target, targetClass);
+            }
+            keys.add(template.evaluate(context, locked.description()));
+        }
+        return List.copyOf(keys);
+    }
+
+    private MethodBasedEvaluationContext context(Method method, Object[] args, Object target, Class<?> targetClass) {
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 new RedlockedRoot(method, args, target, targetClass), method, args, this.parameterNames);
         context.setBeanResolver(this.beanResolver);
-        return locked.key().evaluate(context, locked.description());
+        return context;
     }
 
     /** Parameter names, discovered once per method instead of on every key evaluation. */

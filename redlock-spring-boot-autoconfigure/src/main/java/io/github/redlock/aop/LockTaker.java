@@ -1,5 +1,7 @@
 package io.github.redlock.aop;
 
+import java.util.List;
+
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
@@ -22,12 +24,12 @@ final class LockTaker {
     }
 
     /** Returns the held lock, or null when the call is to be skipped; throws when it must fail. */
-    HeldLock acquire(LockedMethod locked, String key) {
+    HeldLock acquire(LockedMethod locked, List<String> keys) {
         Redlock lock = this.redlock.getObject();
         long start = System.nanoTime();
         RedlockLease lease;
         try {
-            lease = acquire(lock, locked, key);
+            lease = (keys.size() == 1) ? acquire(lock, locked, keys.get(0)) : acquireAll(lock, locked, keys);
         }
         catch (RuntimeException ex) {
             this.observers.acquisition(locked.template(), false, System.nanoTime() - start);
@@ -41,6 +43,11 @@ final class LockTaker {
         HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
         held.watch();
         return held;
+    }
+
+    private static RedlockLease acquireAll(Redlock lock, LockedMethod locked, List<String> keys) {
+        return (locked.onFailure() == OnFailure.SKIP) ? lock.tryAcquire(keys, locked.ttl(), locked.waitTime()).orElse(null)
+                : lock.acquire(keys, locked.ttl(), locked.waitTime());
     }
 
     private static RedlockLease acquire(Redlock lock, LockedMethod locked, String key) {

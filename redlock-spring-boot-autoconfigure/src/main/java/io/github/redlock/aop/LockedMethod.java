@@ -16,8 +16,9 @@ import org.springframework.util.ClassUtils;
  * What a {@code @Redlocked} method asks for, resolved once: the key template, durations, failure mode and
  * how its result completes.
  *
- * @param template the key template as written in the annotation (the metrics' {@code lock} tag)
- * @param key the parsed template, placeholders resolved
+ * @param template the key template as written in the annotation, or the templates of {@code keys} joined by commas (the
+ * metrics' {@code lock} tag)
+ * @param keys the parsed templates (one for {@code key}), placeholders resolved
  * @param ttl the lock's time to live
  * @param waitTime how long to keep trying
  * @param onFailure what to do without the lock
@@ -28,7 +29,7 @@ import org.springframework.util.ClassUtils;
  * @param interruptOnLoss whether to interrupt the method's thread when the lock is lost
  * @param adapter for a reactive result, the adapter between its type and a Reactive Streams publisher; else null
  */
-record LockedMethod(String template, KeyTemplate key, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
+record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
         String description, LockMode mode, Duration maxHold, boolean interruptOnLoss, ReactiveAdapter adapter) {
 
     /** Whether the lease is watched for loss while the method runs (extension, or interruption). */

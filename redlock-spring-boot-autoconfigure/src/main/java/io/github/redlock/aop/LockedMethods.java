@@ -2,10 +2,13 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
+import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.annotation.Redlocked;
 
@@ -49,7 +52,8 @@ final class LockedMethods {
         if (annotation == null) {
             throw new IllegalStateException(description + " is not annotated with @Redlocked");
         }
-        KeyTemplate key = parseKey(annotation.key(), description, targetClass.getClassLoader());
+        List<KeyTemplate> keys = parseKeys(annotation, description, targetClass.getClassLoader());
+        String template = (annotation.keys().length == 0) ? annotation.key() : String.join(",", annotation.keys());
         RedlockedDefaults defaults = this.defaults.get();
         Duration ttl = duration(annotation.ttl(), "ttl", defaults::ttl, description);
         if (ttl.isNegative() || ttl.toMillis() < 1) {
@@ -92,15 +96,38 @@ final class LockedMethods {
                     + "no thread to interrupt.", "Remove interruptOnLoss, and stop the asynchronous work from the lease's "
                             + "loss some other way, or make the method synchronous.", null);
         }
-        return new LockedMethod(annotation.key(), key, ttl, waitTime, annotation.onFailure(), result, description,
+        return new LockedMethod(template, keys, ttl, waitTime, annotation.onFailure(), result, description,
                 annotation.mode(), maxHold, annotation.interruptOnLoss(),
                 result.reactive() ? LockedMethod.Result.adapterOf(specific.getReturnType()) : null);
+    }
+
+    /** The one key's template, or the templates of {@code keys}: exactly one of the two attributes is given. */
+    private List<KeyTemplate> parseKeys(Redlocked annotation, String description, ClassLoader classLoader) {
+        String[] keys = annotation.keys();
+        if (keys.length == 0) {
+            return List.of(parseKey(annotation.key(), description, classLoader));
+        }
+        if (!annotation.key().isEmpty()) {
+            throw new RedlockConfigurationException("@Redlocked on " + description + " sets both key and keys.",
+                    "Use key = \"…\" for one key, or keys = { \"…\", \"…\" } for a lock on several keys at once, not both.", null);
+        }
+        if (annotation.mode() != LockMode.EXCLUSIVE) {
+            throw new RedlockConfigurationException("@Redlocked(mode = " + annotation.mode() + ") on " + description
+                    + " sets keys: a lock on several keys at once is exclusive only.",
+                    "Remove the mode, or lock one key with key = \"…\".", null);
+        }
+        List<KeyTemplate> templates = new ArrayList<>(keys.length);
+        for (String key : keys) {
+            templates.add(parseKey(key, description, classLoader));
+        }
+        return List.copyOf(templates);
     }
 
     private KeyTemplate parseKey(String template, String description, ClassLoader classLoader) {
         if (template.isBlank()) {
             throw new RedlockConfigurationException("@Redlocked on " + description + " has a blank key.",
-                    "Give it a key naming what it protects, e.g. @Redlocked(key = \"order:#{#order.id}\").", null);
+                    "Give it a key naming what it protects, e.g. @Redlocked(key = \"order:#{#order.id}\"), or the keys of a lock "
+                            + "on several keys, e.g. @Redlocked(keys = { \"acct:#{#from}\", \"acct:#{#to}\" }).", null);
         }
         String resolved;
         try {

@@ -1,6 +1,7 @@
 package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -101,10 +102,19 @@ public class RedlockedAspect implements Ordered {
         Object target = joinPoint.getTarget();
         Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
         LockedMethod locked = this.methods.get(method, targetClass);
-        String key = this.keys.evaluate(locked, method, joinPoint.getArgs(), target, targetClass);
-        String heldKey = ReentrantHolds.heldKey(locked.mode(), key);
-        ReactiveLocking.Invocation proceed = (hold) -> this.holds.proceedHolding(heldKey, hold, joinPoint::proceed);
-        HeldLock outer = this.holds.current(heldKey);
+        List<String> keys = this.keys.evaluate(locked, method, joinPoint.getArgs(), target, targetClass);
+        String key = String.join(",", keys);
+        List<String> heldKeys = ReentrantHolds.heldKeys(locked.mode(), keys);
+        ReactiveLocking.Invocation proceed = (hold) -> this.holds.proceedHolding(heldKeys, hold, joinPoint::proceed);
+        HeldLock outer = this.holds.current(heldKeys);
+        if (outer == null && keys.size() > 1) {
+            String held = this.holds.heldElsewhere(heldKeys);
+            if (held != null) {
+                throw new IllegalStateException("@Redlocked(keys = …) on " + locked.description() + " was called for the keys '"
+                        + key + "' while this thread holds '" + held + "' through an outer lock: the lock on the set would "
+                        + "wait for this thread's own lock. Take the whole set in the outer call instead.");
+            }
+        }
         if (outer != null) {
             if (locked.mode() == LockMode.WRITE && outer.mode() == LockMode.READ) {
                 throw new IllegalStateException("@Redlocked(mode = WRITE) on " + locked.description() + " was called while "
@@ -114,7 +124,7 @@ public class RedlockedAspect implements Ordered {
             // Re-entrant: this thread holds the key already. The call becomes one more holder of that lock, so that
             // an asynchronous result keeps it after the outer call returned.
             if (locked.result().reactive()) {
-                return ReactiveLocking.reenter(locked, outer, () -> this.locks.acquire(locked, key), proceed);
+                return ReactiveLocking.reenter(locked, outer, () -> this.locks.acquire(locked, keys), proceed);
             }
             if (outer.retain()) {
                 return proceedAndLetGo(locked, outer, false, proceed);
@@ -122,9 +132,9 @@ public class RedlockedAspect implements Ordered {
             // The outer lock was let go meanwhile (a reactive outer call cancelled on another thread): lock anew.
         }
         if (locked.result().reactive()) {
-            return ReactiveLocking.lock(locked, () -> this.locks.acquire(locked, key), proceed);
+            return ReactiveLocking.lock(locked, () -> this.locks.acquire(locked, keys), proceed);
         }
-        HeldLock hold = this.locks.acquire(locked, key);
+        HeldLock hold = this.locks.acquire(locked, keys);
         if (hold == null) {
             return locked.skippedValue();
         }

@@ -1,6 +1,8 @@
 package io.github.redlock.aop;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.github.redlock.annotation.LockMode;
@@ -18,14 +20,40 @@ final class ReentrantHolds {
 
     private final ThreadLocal<Map<String, HeldLock>> held = ThreadLocal.withInitial(HashMap::new);
 
-    /** How a lock of this mode on this key is recorded. */
-    static String heldKey(LockMode mode, String key) {
-        return (mode == LockMode.EXCLUSIVE) ? key : READ_WRITE + key;
+    /** Marks a lock on several keys, recorded by its keys (sorted, distinct) joined by NUL. */
+    private static final String SET = "\u0000set:";
+
+    /**
+     * How a lock of this mode on these keys is recorded: its key, or, for a lock on several keys, the set, then
+     * each of its keys (holding the set holds each of them).
+     */
+    static List<String> heldKeys(LockMode mode, List<String> keys) {
+        if (keys.size() == 1) {
+            return List.of((mode == LockMode.EXCLUSIVE) ? keys.get(0) : READ_WRITE + keys.get(0));
+        }
+        List<String> held = new ArrayList<>(keys.size() + 1);
+        held.add(SET + String.join("\u0000", keys));
+        held.addAll(keys);
+        return held;
     }
 
-    /** The lock this thread holds for the key, or null. */
-    HeldLock current(String heldKey) {
-        return this.held.get().get(heldKey);
+    /** The lock this thread holds for the key (the first of {@link #heldKeys}), or null. */
+    HeldLock current(List<String> heldKeys) {
+        return this.held.get().get(heldKeys.get(0));
+    }
+
+    /**
+     * One of the keys of a lock on several keys that this thread holds already through another lock, or null: a
+     * lock on the set would wait for this thread itself.
+     */
+    String heldElsewhere(List<String> heldKeys) {
+        Map<String, HeldLock> mine = this.held.get();
+        for (int i = 1; i < heldKeys.size(); i++) {
+            if (mine.containsKey(heldKeys.get(i))) {
+                return heldKeys.get(i);
+            }
+        }
+        return null;
     }
 
     /**
@@ -33,18 +61,23 @@ final class ReentrantHolds {
      * {@link RedlockContext#currentLease() current lease}, and restores what was recorded before when it returns
      * or throws. Runs on the thread that calls the method.
      */
-    Object proceedHolding(String heldKey, HeldLock hold, Invocation call) throws Throwable {
+    Object proceedHolding(List<String> heldKeys, HeldLock hold, Invocation call) throws Throwable {
         Map<String, HeldLock> mine = this.held.get();
-        HeldLock previous = mine.put(heldKey, hold);
+        HeldLock[] previous = new HeldLock[heldKeys.size()];
+        for (int i = 0; i < previous.length; i++) {
+            previous[i] = mine.put(heldKeys.get(i), hold);
+        }
         try (RedlockContext.Scope scope = RedlockContext.open(hold.lease())) {
             return call.proceed();
         }
         finally {
-            if (previous != null) {
-                mine.put(heldKey, previous);
-            }
-            else {
-                mine.remove(heldKey);
+            for (int i = 0; i < previous.length; i++) {
+                if (previous[i] != null) {
+                    mine.put(heldKeys.get(i), previous[i]);
+                }
+                else {
+                    mine.remove(heldKeys.get(i));
+                }
             }
         }
     }
