@@ -21,8 +21,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * Health of the lock: UP while a quorum of nodes may vote (they answer PING, each within the node timeout,
- * and are not quarantined after a restart), DOWN otherwise, with each node's state in the details: {@code UP},
- * {@code DOWN: why}, or {@code QUARANTINED: why (votes again in …)}. Nodes are pinged at once, so a frozen node
+ * and the lock counts them as voting: connected, checked, not quarantined after a restart), DOWN otherwise, with
+ * each node's state in the details: {@code UP}, {@code DOWN: why}, {@code UP, not voting: why} (it answers, but
+ * the lock's own connection is down or its check has not passed), or {@code QUARANTINED: why (votes again in …)}. Nodes are pinged at once, so a frozen node
  * costs one timeout, not one per node.
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
@@ -74,10 +75,17 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
             NodeStatus status = statuses.get(ping.getKey());
             if (state.equals("UP")) {
                 reachable++;
-                if (status != null && status.state() == NodeStatus.State.QUARANTINED) {
+                if (status == null) {
+                    state = "UP, not voting: not one of the lock's nodes";
+                }
+                else if (status.state() == NodeStatus.State.QUARANTINED) {
                     boolean forever = status.quarantinedFor().compareTo(Duration.ofDays(365)) > 0; // not an independent master
                     state = "QUARANTINED: " + status.reason()
                             + (forever ? "" : " (votes again in " + status.quarantinedFor().toSeconds() + " s)");
+                }
+                else if (status.state() == NodeStatus.State.DOWN) {
+                    // Answers here, but the lock's own connection is down or has not been checked: no vote yet.
+                    state = "UP, not voting: " + status.reason();
                 }
                 else {
                     voting++;

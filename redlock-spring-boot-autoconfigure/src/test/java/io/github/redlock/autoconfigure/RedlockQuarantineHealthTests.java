@@ -30,6 +30,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedlockQuarantineHealthTests {
 
     @Test
+    void nodesThatAnswerPingButThatTheLockCouldNotCheckDoNotCountAsVoting() throws Exception {
+        try (RedisNodes nodes = RedisNodes.start(3)) {
+            // Two nodes without INFO: they answer PING, but the lock cannot tell whether they restarted, so it
+            // never lets them vote (it fails closed), and no lock can be taken.
+            nodes.node(1).restart("--rename-command", "INFO", "");
+            nodes.node(2).restart("--rename-command", "INFO", "");
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockHealthContributorAutoConfiguration.class))
+                    .withPropertyValues("redlock.nodes=" + String.join(",", nodes.uris()))
+                    .run((context) -> {
+                        assertThat(context.getBean(Redlock.class).tryAcquire("k", Duration.ofSeconds(1))).isEmpty();
+                        Health health = context.getBean(RedlockHealthIndicator.class).health(true);
+                        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+                        assertThat(health.getDetails()).containsEntry("reachable", 3).containsEntry("voting", 1);
+                        @SuppressWarnings("unchecked")
+                        Map<String, String> states = (Map<String, String>) health.getDetails().get("nodes");
+                        assertThat(states.get(nodes.node(1).hostAndPort())).startsWith("UP, not voting: ");
+                    });
+        }
+    }
+
+    @Test
     void healthIsDownUntilTheQuarantineOfAQuorumEnds() throws Exception {
         try (RedisNodes fresh = RedisNodes.start(3)) {
             new ApplicationContextRunner()
