@@ -50,6 +50,30 @@ class RedlockLeaseSafetyTests {
     }
 
     @Test
+    void anExtensionThatReachesOnlyAMinorityNeverRaisesTheValidityEvenWhenItIsAppliedLate() throws Exception {
+        RedlockLease lease = this.redlock.get().acquire("partial", Duration.ofSeconds(3), Duration.ZERO);
+        Duration before;
+        for (int i = 0; i < 3; i++) {
+            redis.node(i).pause(); // frozen: the extension reaches nodes 3 and 4 only, and 0 to 2 apply it when resumed
+        }
+        try {
+            before = lease.remainingValidity();
+            assertThat(lease.extend(Duration.ofSeconds(30))).as("an extension two of five nodes answered").isFalse();
+            assertThat(lease.remainingValidity()).as("validity after it").isLessThanOrEqualTo(before);
+        }
+        finally {
+            for (int i = 0; i < 3; i++) {
+                redis.node(i).resume();
+            }
+        }
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+        while (System.nanoTime() < end) {
+            assertBackedByAQuorum(lease, "redlock:partial");
+        }
+        assertThat(lease.remainingValidity()).as("validity once the late extensions were applied").isLessThanOrEqualTo(before);
+    }
+
+    @Test
     void manualExtensionsRacingTheAutoExtensionKeepTheLeaseBackedByAQuorum() throws Exception {
         RedlockLease lease = this.redlock.get().acquire("racing", Duration.ofMillis(400), Duration.ZERO).autoExtend(Duration.ofMinutes(1));
         AtomicBoolean stop = new AtomicBoolean();
