@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
  * rounds), the clean-up on every node after a failed attempt, and the start of each acquisition's
  * {@link Retries} (in this JVM's line for the lock, see {@link LocalLines}). Releases and extensions are the
  * {@link FollowUps}'. Everything is asynchronous; the synchronous API blocks on these futures with a bound.
+ * About 300 lines: an attempt, its fencing round and its two outcomes depend on each other's ordering on the
+ * connections, which is easier to check in one place; the close's drain is its last part.
  */
 final class LockEngine implements Retries.Attempts {
 

@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * }</pre>
  *
  * Thread-safe. Whenever {@link #isValid()} is true, a quorum of nodes holds the lease's token for at least
- * {@link #remainingValidity()}. (Most of this class is the javadoc of its public methods; the lease's state on
+ * {@link #remainingValidity()}. (About 350 lines, a third of them the javadoc of its public methods, the rest
+ * the release, extension and loss paths, which race each other and are kept together; the lease's state on
  * the nodes is a {@code LeaseHandle}, its automatic extension a {@code LeaseWatch}.)
  */
 public final class RedlockLease implements AutoCloseable {
