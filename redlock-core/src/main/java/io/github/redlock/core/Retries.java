@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * never started on an I/O thread (it runs on the JDK's delay scheduler or the common pool): a read or write
  * lock's next attempt, with the same token, must reach each node after the previous attempt's clean-up,
  * and an I/O thread would write it to its own connections ahead of the clean-up queued there.
- * About 270 lines: the handshake between a wake and an attempt under way ({@link #phase}, {@link #wakes}) only
+ * About 270 lines: the handshake between a wake and an attempt under way ({@code phase}, {@code wakes}) only
  * reads correctly in one place.
  */
 final class Retries implements Runnable {
