@@ -36,10 +36,10 @@ final class LuaScript {
     static final LuaScript ACQUIRE_FENCED = load("acquire-fenced.lua");
 
     /** The lock on several keys: all of them or none, on each node. */
-    static final LuaScript ACQUIRE_MULTI = load("acquire-multi.lua");
+    static final LuaScript ACQUIRE_MULTI = load("multi-prelude.lua", "acquire-multi.lua");
 
     /** The lock on several keys, raising the node's fencing counter where it set them. */
-    static final LuaScript ACQUIRE_MULTI_FENCED = load("acquire-multi-fenced.lua");
+    static final LuaScript ACQUIRE_MULTI_FENCED = load("multi-prelude.lua", "acquire-multi-fenced.lua");
 
     /** The release of a lock on several keys: each key that still holds the token. */
     static final LuaScript RELEASE_MULTI = load("release-multi.lua");

@@ -119,7 +119,8 @@ class RedlockMultiKeyTests {
         // The waiter's retry delay is 2 s: only the release message can wake it sooner.
         CompletableFuture<Optional<RedlockLease>> waiting = this.other.get().tryAcquireAsync(List.of("wake:a", "wake:b"),
                 Duration.ofSeconds(10), Duration.ofSeconds(10));
-        Thread.sleep(300); // the waiter was refused and listens on the nodes
+        // Refused, and listening on the nodes for a release of either key.
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().channels(0).size() == 2);
         long released = System.nanoTime();
         held.release();
         Optional<RedlockLease> lease = waiting.get(10, TimeUnit.SECONDS);

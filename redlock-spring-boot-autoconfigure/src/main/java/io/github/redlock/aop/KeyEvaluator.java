@@ -34,12 +34,12 @@ final class KeyEvaluator {
      */
     List<String> evaluate(LockedMethod locked, Method method, Object[] args, Object target, Class<?> targetClass) {
         List<KeyTemplate> templates = locked.keys();
-        MethodBasedEvaluationContext context = null;
         if (templates.size() == 1) {
             KeyTemplate template = templates.get(0);
             return List.of(template.evaluate(template.isLiteral() ? null : context(method, args, target, targetClass),
                     locked.description()));
         }
+        MethodBasedEvaluationContext context = null; // made once, for the first template that needs it
         TreeSet<String> keys = new TreeSet<>();
         for (KeyTemplate template : templates) {
             if (context == null && !template.isLiteral()) {
