@@ -36,21 +36,26 @@ final class FollowUps implements LeaseOperations {
     /**
      * Releases a lease on every node at once (compare-and-delete, or removal of the reader's token) and stops
      * listing it as held. A node that cannot be reached now gets the release once it is back, while the
-     * key could still exist there.
+     * key could still exist there. With {@code keepMillis} above 0 (an exclusive lease, on one key or several)
+     * each node that holds the keys leaves them to expire in at most that long instead (compare-and-shorten),
+     * and waiters are not told: the lock is still taken until then.
      */
     @Override
-    public CompletableFuture<Boolean> release(LeaseHandle lease) {
+    public CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
         this.held.remove(lease);
         long start = System.nanoTime();
-        byte[][] keys = lease.keys().release();
-        byte[][] args = lease.keys().releaseArgs(lease.tokenBytes());
+        boolean later = keepMillis > 0;
+        LuaScript script = later ? LuaScript.RELEASE_LATER : lease.type().releaseScript();
+        byte[][] keys = later ? lease.keys().extend() : lease.keys().release();
+        byte[][] args = later ? new byte[][] { lease.tokenBytes(), Long.toString(keepMillis).getBytes(StandardCharsets.US_ASCII) }
+                : lease.keys().releaseArgs(lease.tokenBytes());
         long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
         // Tracked before a hop to another thread, so that a close waits for the release to be sent.
         CompletableFuture<QuorumCall> sent = this.work.track(this.nodes.inProgramOrder(() -> {
-            QuorumCall call = release(lease.type().releaseScript(), keys, args, lease.acquisition(), owedUntil);
+            QuorumCall call = release(script, keys, args, lease.acquisition(), owedUntil);
             // Waiters in this JVM go at once, without the round trip of the release message; their attempts
             // are sent after the release on every connection.
-            for (byte[] channel : lease.keys().channels()) {
+            for (byte[] channel : later ? new byte[0][] : lease.keys().channels()) {
                 this.messages.wakeLocal(channel, lease.tokenBytes());
             }
             return call;

@@ -20,9 +20,10 @@ interface LeaseOperations {
 
     /**
      * Deletes the lease's key on every node where it still holds the lease's token, and stops listing it as held.
+     * With {@code keepMillis} above 0 the keys are not deleted but left to expire in at most that long.
      * @return a future of whether a quorum still held it
      */
-    CompletableFuture<Boolean> release(LeaseHandle lease);
+    CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis);
 
     /** Runs a task on the lock's shared timer (coarse: about 10 ms). */
     Timeout schedule(TimerTask task, long delayNanos);

@@ -74,17 +74,23 @@ final class LeaseWatch {
     }
 
     /**
-     * Starts the automatic extension until {@code maxHold} after the acquisition.
-     * @return false if it runs already
+     * Starts the automatic extension until {@code maxHold} after the acquisition or, when it runs already,
+     * moves its end later (never earlier).
      */
-    boolean extendUntil(Duration maxHold) {
+    void extendUntil(Duration maxHold) {
         long deadline = this.lease.acquisition().startNanos() + Durations.saturatedNanos(maxHold);
-        if (!HOLD_DEADLINE.compareAndSet(this, 0L, (deadline == 0) ? 1 : deadline)) { // 0 means "off"
-            return false;
+        deadline = (deadline == 0) ? 1 : deadline; // 0 means "off"
+        long current;
+        do {
+            current = this.holdDeadlineNanos;
+            if (current != 0 && deadline - current <= 0) {
+                return;
+            }
         }
+        while (!HOLD_DEADLINE.compareAndSet(this, current, deadline));
         this.maxHold = maxHold;
+        this.holdReached = false;
         watchIn(nextExtensionDelay());
-        return true;
     }
 
     /** Tells the holder when the validity runs out, unless automatic extension watches already. */
@@ -131,7 +137,7 @@ final class LeaseWatch {
         long now = System.nanoTime();
         long holdDeadline = this.holdDeadlineNanos;
         long validLeft = this.lease.validLeft(now);
-        if (holdDeadline != 0 && validLeft > 0 && !this.holdReached) {
+        if (holdDeadline != 0 && validLeft > 0) {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(this.lease.ttlMillis());
             long holdLeft = holdDeadline - now;
             if (holdLeft - validLeft > ttlNanos / 4) {

@@ -47,6 +47,9 @@ final class LuaScript {
     /** The extension of a lock on several keys: all of them, while every one holds the token. */
     static final LuaScript EXTEND_MULTI = load("extend-multi.lua");
 
+    /** A release that leaves the keys to expire a given time later (at most; never later than they would). */
+    static final LuaScript RELEASE_LATER = load("release-later.lua");
+
     /** The second round of a fenced acquisition: the token written back to the nodes that hold the key. */
     static final LuaScript CONFIRM_FENCING = load("confirm-fencing.lua");
 
@@ -61,7 +64,7 @@ final class LuaScript {
 
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
-            EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI,
+            EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI, RELEASE_LATER,
             CONFIRM_FENCING);
 
     private final String body;

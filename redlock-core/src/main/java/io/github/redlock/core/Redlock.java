@@ -393,6 +393,15 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
+     * Returns the longest time to live a lease may ask for ({@link Builder#maxTtl(Duration)}): no key this
+     * lock sets lives longer without being extended.
+     * @return the maximum ttl
+     */
+    public Duration maxTtl() {
+        return Duration.ofMillis(this.engine.maxTtlMillis());
+    }
+
+    /**
      * Closes the lock. Acquisitions still waiting end at once: their futures fail, and the blocking methods
      * throw, with an {@link IllegalStateException}. Then it waits, at most three node timeouts plus 5 s, for the
      * attempts in flight and for every release and clean-up to be answered, so that nothing of an acquisition

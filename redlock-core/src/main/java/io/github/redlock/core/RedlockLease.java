@@ -211,11 +211,12 @@ public final class RedlockLease implements AutoCloseable {
      * {@code maxHold / (ttl / 2) + 1} times when the nodes answer. An extension that fails is retried while
      * a quarter of the ttl remains. If none succeeds, or a majority of nodes say the key is no longer this
      * lease's, the lease is lost: {@link #isValid()} turns false, {@link #lost()} completes, and an error is
-     * logged. Release stops the extension, as does closing the {@link Redlock}.
+     * logged. Release stops the extension, as does closing the {@link Redlock}. Called again on a lease that is
+     * extended automatically, it moves the end later (a {@code maxHold} that ends sooner changes nothing).
      * @param maxHold how long after the acquisition the extension stops, positive
      * @return this lease
      * @throws IllegalArgumentException if {@code maxHold} is null, zero or negative
-     * @throws IllegalStateException if the lease was released, or is extended automatically already
+     * @throws IllegalStateException if the lease was released
      */
     public RedlockLease autoExtend(Duration maxHold) {
         if (maxHold == null || maxHold.isNegative() || maxHold.isZero()) {
@@ -224,9 +225,7 @@ public final class RedlockLease implements AutoCloseable {
         if (released()) {
             throw new IllegalStateException("The lease of '" + this.key + "' was released: there is nothing to extend");
         }
-        if (!this.watch.extendUntil(maxHold)) {
-            throw new IllegalStateException("The lease of '" + this.key + "' is extended automatically already");
-        }
+        this.watch.extendUntil(maxHold);
         return this;
     }
 
@@ -280,6 +279,39 @@ public final class RedlockLease implements AutoCloseable {
      * @return a future of whether a quorum still held the lock; never completed exceptionally
      */
     public CompletableFuture<Boolean> releaseAsync() {
+        return releaseAsync(0);
+    }
+
+    /**
+     * Ends the lease but leaves the lock taken for {@code delay} more: on every node that still holds this
+     * lease's token the key is left to expire in at most {@code delay} (never later than it would have), so
+     * that nobody takes the lock before then, also when this process stops meanwhile. For work that must not
+     * run again too soon after it ended (a scheduled job's minimum spacing, as ShedLock's
+     * {@code lockAtLeastFor}). Stops automatic extension; waiters find the lock free when they next try. A key
+     * never outlives what the nodes hold already: to keep it longer, {@link #extend(Duration)} it first.
+     * Idempotent together with {@link #release()}: only the first of them is sent.
+     * @param delay how long the lock stays taken, zero or more; zero is {@link #release()}
+     * @return {@code true} if a quorum still held the lock, {@code false} if it had expired or been taken
+     * @throws IllegalArgumentException if {@code delay} is null or negative
+     * @throws UnsupportedOperationException if this is a read or write lease (their queues are released at once)
+     */
+    public boolean releaseAfter(Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new RedlockArgumentException("delay", "delay must be zero or more (e.g. 30s), was " + delay);
+        }
+        LockType type = this.handle.type();
+        if (type == LockType.READ || type == LockType.WRITE) {
+            throw new UnsupportedOperationException("A " + type.name().toLowerCase(Locale.ROOT) + " lease of '" + this.key
+                    + "' cannot be released later: release() it, or use an exclusive lock");
+        }
+        long keepMillis = Durations.saturatedNanos(delay) / 1_000_000L;
+        if (keepMillis == 0 && !delay.isZero()) {
+            keepMillis = 1; // below a millisecond: the shortest a node keeps a key
+        }
+        return Futures.await(releaseAsync(keepMillis).copy(), this.operations.callBoundNanos(), () -> false);
+    }
+
+    private CompletableFuture<Boolean> releaseAsync(long keepMillis) {
         CompletableFuture<Boolean> existing = this.release.get();
         if (existing != null) {
             return existing;
@@ -290,7 +322,7 @@ public final class RedlockLease implements AutoCloseable {
         }
         this.watch.stop();
         try {
-            this.operations.release(this.handle).whenComplete((released, failure) -> mine.complete(failure == null && released));
+            this.operations.release(this.handle, keepMillis).whenComplete((released, failure) -> mine.complete(failure == null && released));
         }
         catch (RuntimeException ex) {
             mine.complete(false); // e.g. its Redlock was closed: the keys expire with their ttl

@@ -21,7 +21,7 @@ class RedlockArgumentTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(3);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @Test
     void nullOrBlankKeyIsRejectedByName() {
@@ -65,20 +65,20 @@ class RedlockArgumentTests {
 
     @Test
     void badNodeListsAreRejectedWithWhatToWrite() {
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().build())
                 .withMessageStartingWith("nodes must list at least one").withMessageContaining("redis://");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(List.of()).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(List.of()).build())
                 .withMessageStartingWith("nodes must list at least one");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes((String[]) null).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes((String[]) null).build())
                 .withMessageStartingWith("nodes must list at least one");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:1", null).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes("redis://127.0.0.1:1", null).build())
                 .withMessageStartingWith("nodes[1] ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:1", " ").build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes("redis://127.0.0.1:1", " ").build())
                 .withMessageStartingWith("nodes[1] ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes("127.0.0.1:6379").build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes("127.0.0.1:6379").build())
                 .withMessageStartingWith("nodes[0] '127.0.0.1:6379' is not a Redis URI").withMessageContaining("redis://host:port");
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7001").build())
+                .isThrownBy(() -> TestSupport.patientBuilder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7001").build())
                 .withMessageContaining("127.0.0.1:7001 twice");
     }
 
@@ -89,20 +89,20 @@ class RedlockArgumentTests {
                 .withMessageStartingWith("nodeTimeout ");
         assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).nodeTimeout(Duration.ZERO).build())
                 .withMessageStartingWith("nodeTimeout ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).clockDriftFactor(-0.1).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).clockDriftFactor(-0.1).build())
                 .withMessageStartingWith("clockDriftFactor ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).clockDriftFactor(1).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).clockDriftFactor(1).build())
                 .withMessageStartingWith("clockDriftFactor ");
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> Redlock.builder().nodes(nodes).clockDriftFactor(Double.NaN).build())
+                .isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).clockDriftFactor(Double.NaN).build())
                 .withMessageStartingWith("clockDriftFactor ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).retryDelay(Duration.ZERO).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).retryDelay(Duration.ZERO).build())
                 .withMessageStartingWith("retryDelay ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).keyPrefix(null).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).keyPrefix(null).build())
                 .withMessageStartingWith("keyPrefix ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).acquisitionBudget(0).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).acquisitionBudget(0).build())
                 .withMessageStartingWith("acquisitionBudget ");
-        assertThatIllegalArgumentException().isThrownBy(() -> Redlock.builder().nodes(nodes).acquisitionBudget(1.5).build())
+        assertThatIllegalArgumentException().isThrownBy(() -> TestSupport.patientBuilder().nodes(nodes).acquisitionBudget(1.5).build())
                 .withMessageStartingWith("acquisitionBudget ");
     }
 
@@ -114,9 +114,9 @@ class RedlockArgumentTests {
         calls.put("ttl", () -> this.redlock.get().tryAcquireRead("k", Duration.ZERO));
         calls.put("waitTime", () -> this.redlock.get().tryAcquireWrite("k", Duration.ofSeconds(1), Duration.ofMillis(-1)));
         calls.put("maxHold", () -> lease.autoExtend(Duration.ZERO));
-        calls.put("nodes", () -> Redlock.builder().nodes("127.0.0.1:6379").build());
+        calls.put("nodes", () -> TestSupport.patientBuilder().nodes("127.0.0.1:6379").build());
         calls.put("nodeTimeout", () -> Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ZERO).build());
-        calls.put("acquisitionBudget", () -> Redlock.builder().nodes(redis.uris()).acquisitionBudget(2).build());
+        calls.put("acquisitionBudget", () -> TestSupport.patientBuilder().nodes(redis.uris()).acquisitionBudget(2).build());
         calls.forEach((argument, call) -> assertThatExceptionOfType(RedlockArgumentException.class).isThrownBy(call)
                 .satisfies((ex) -> assertThat(ex.getArgument()).isEqualTo(argument))
                 .withMessageStartingWith(argument));
@@ -125,7 +125,7 @@ class RedlockArgumentTests {
 
     @Test
     void closedRedlockRefusesNewAcquisitions() {
-        Redlock closed = Redlock.builder().nodes(redis.uris()).build();
+        Redlock closed = TestSupport.patientBuilder().nodes(redis.uris()).build();
         closed.close();
         assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))
                 .withMessageContaining("closed");
@@ -133,7 +133,7 @@ class RedlockArgumentTests {
 
     @Test
     void closingARedlockTwiceIsHarmless() {
-        Redlock closed = Redlock.builder().nodes(redis.uris()).build();
+        Redlock closed = TestSupport.patientBuilder().nodes(redis.uris()).build();
         closed.close();
         assertThatNoException().isThrownBy(closed::close);
         assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(1)))

@@ -26,7 +26,7 @@ class RedlockAutoExtendTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @RegisterExtension
     final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
@@ -158,7 +158,7 @@ class RedlockAutoExtendTests {
     @Test
     void autoExtendAfterLostRunsOneChainOfExtensions() throws Exception {
         AtomicInteger extensions = new AtomicInteger();
-        try (Redlock observed = Redlock.builder().nodes(redis.uris()).observer(new RedlockObserver() {
+        try (Redlock observed = TestSupport.patientBuilder().nodes(redis.uris()).observer(new RedlockObserver() {
             @Override
             public void extended(boolean extended, long nanos) {
                 extensions.incrementAndGet();
@@ -185,13 +185,29 @@ class RedlockAutoExtendTests {
     }
 
     @Test
-    void badOrRepeatedAutoExtendCallsAreRefusedClearly() {
+    void autoExtendCalledAgainMovesTheMaxHoldLaterButNeverSooner() throws Exception {
+        try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(200)).build()) {
+            long start = System.nanoTime();
+            RedlockLease lease = patient.acquire("job", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofSeconds(1));
+            CompletableFuture<Void> lost = lease.lost();
+            assertThat(lease.autoExtend(Duration.ofMillis(500))).as("a sooner end changes nothing").isSameAs(lease);
+            Thread.sleep(700); // the first maximum hold is reached: the lease now only runs out
+            lease.autoExtend(Duration.ofSeconds(3));
+            Thread.sleep(1_800); // past the first maximum hold and its ttl: only a resumed extension keeps it
+            assertThat(lease.isValid()).as("valid %d ms after the acquisition", TestSupport.millisSince(start)).isTrue();
+            assertThat(this.nodes.get().values("redlock:job")).containsOnly(lease.token());
+            lost.get(10, TimeUnit.SECONDS);
+            long lostAfter = TestSupport.millisSince(start);
+            assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(2_900);
+            assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold of PT3S"));
+        }
+    }
+
+    @Test
+    void badAutoExtendCallsAreRefusedClearly() {
         RedlockLease lease = this.redlock.get().acquire("args", SHORT_TTL, Duration.ZERO);
         assertThatIllegalArgumentException().isThrownBy(() -> lease.autoExtend(null)).withMessageContaining("maxHold");
         assertThatIllegalArgumentException().isThrownBy(() -> lease.autoExtend(Duration.ZERO)).withMessageContaining("maxHold");
-        lease.autoExtend(Duration.ofSeconds(5));
-        assertThatIllegalStateException().isThrownBy(() -> lease.autoExtend(Duration.ofSeconds(5)))
-                .withMessageContaining("'args'").withMessageContaining("already");
         lease.release();
         RedlockLease released = this.redlock.get().acquire("args2", SHORT_TTL, Duration.ZERO);
         released.release();

@@ -44,7 +44,7 @@ class RedlockConcurrencyTests {
     @BeforeEach
     void setUp() {
         for (int i = 0; i < CLIENTS; i++) {
-            this.clients.add(Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).build());
+            this.clients.add(TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).build());
         }
         this.pool = Executors.newFixedThreadPool(16);
     }
@@ -124,7 +124,7 @@ class RedlockConcurrencyTests {
         // maxTtl = TTL: a restarted node is quarantined for about TTL + 1 s, not the default minute.
         List<Redlock> quarantining = new ArrayList<>();
         for (int c = 0; c < CLIENTS; c++) {
-            quarantining.add(Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).maxTtl(TTL).build());
+            quarantining.add(TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).maxTtl(TTL).build());
         }
         int total;
         try {

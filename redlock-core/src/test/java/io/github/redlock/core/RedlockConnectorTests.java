@@ -37,7 +37,7 @@ class RedlockConnectorTests {
             connects.incrementAndGet();
             return this.client.connectAsync(ByteArrayCodec.INSTANCE, uri);
         };
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).connector(connector).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).connector(connector).build()) {
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(connects).hasValue(3);
             assertThat(redlock.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
@@ -49,7 +49,7 @@ class RedlockConnectorTests {
     void refusesConnectionsWhoseClientWouldReplayCommandsAfterADisconnect() {
         this.client.setOptions(ClientOptions.builder().disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS).build());
         NodeConnector connector = (uri) -> this.client.connectAsync(ByteArrayCodec.INSTANCE, uri);
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).connector(connector).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).connector(connector).build()) {
             assertThatExceptionOfType(RedlockAcquisitionException.class)
                     .isThrownBy(() -> redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO))
                     .satisfies((ex) -> assertThat(ex.getNodeFailures().values())
@@ -61,7 +61,7 @@ class RedlockConnectorTests {
     void namesWhyAnUnreachableNodeCannotBeConnected() {
         redis.node(0).kill();
         redis.node(1).kill();
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             assertThatExceptionOfType(RedlockAcquisitionException.class)
                     .isThrownBy(() -> redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO))
                     .satisfies((ex) -> {

@@ -38,7 +38,7 @@ class RedlockFaultTests {
 
     @Test
     void twoOfFiveNodesKilledStillAcquires() {
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             redis.node(0).kill();
             redis.node(3).kill();
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
@@ -195,7 +195,7 @@ class RedlockFaultTests {
     @Test
     void frozenNodeStopsGettingSetsBeforeItsQueueIsFull() {
         java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).observer(countingOutcomes(outcomes)).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).observer(countingOutcomes(outcomes)).build()) {
             lockRepeatedlyWhileNode4IsFrozen(redlock, outcomes);
             assertThat(outcomes).containsKey("frozen set rejected");
             assertThat(outcomes.keySet()).noneMatch((key) -> key.endsWith(" error")); // Lettuce never had to refuse
@@ -206,7 +206,7 @@ class RedlockFaultTests {
     @Test
     void frozenNodeStillGetsEveryCleanUp() {
         java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).observer(countingOutcomes(outcomes)).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).observer(countingOutcomes(outcomes)).build()) {
             lockRepeatedlyWhileNode4IsFrozen(redlock, outcomes);
             assertThat(outcomes).doesNotContainKey("frozen release rejected"); // every clean-up was sent
             resumeNode4UntilItsBacklogRan(redlock);
@@ -259,7 +259,7 @@ class RedlockFaultTests {
 
     @Test
     void releasesReachAFrozenNodeEvenAfterExtensionsWouldHaveFilledItsQueue() {
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             java.util.List<RedlockLease> leases = new java.util.ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 leases.add(redlock.acquire("extended:" + i, Duration.ofSeconds(60), Duration.ZERO));
@@ -290,7 +290,7 @@ class RedlockFaultTests {
 
     @Test
     void aReleaseThatCouldNotBeSentToACutOffNodeIsSentWhenItReconnects() {
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             RedlockLease lease = redlock.acquire("cut-off", Duration.ofSeconds(60), Duration.ZERO);
             this.nodes.get().awaitOnAll("redlock:cut-off", lease.token());
             redis.node(4).cutOff(); // the server keeps its keys; the client cannot reach it

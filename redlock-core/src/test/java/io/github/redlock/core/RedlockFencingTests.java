@@ -188,7 +188,7 @@ class RedlockFencingTests {
 
     @Test
     void withoutFencingTheTokenSaysHowToTurnItOn() {
-        try (Redlock plain = Redlock.builder().nodes(redis.uris()).build();
+        try (Redlock plain = TestSupport.patientBuilder().nodes(redis.uris()).build();
                 RedlockLease lease = plain.acquire("plain", Duration.ofSeconds(5), Duration.ZERO)) {
             assertThatIllegalStateException().isThrownBy(lease::fencingToken).withMessageContaining("fencing(true)")
                     .withMessageContaining("redlock.fencing=true");
@@ -242,7 +242,7 @@ class RedlockFencingTests {
 
     /** A fencing client; the restart quarantine is off, so that these tests see the counters' own protection. */
     private static Redlock fenced(List<String> uris) {
-        return Redlock.builder().nodes(uris).fencing(true).restartQuarantine(RestartQuarantine.NEVER).build();
+        return TestSupport.patientBuilder().nodes(uris).fencing(true).restartQuarantine(RestartQuarantine.NEVER).build();
     }
 
 }

@@ -19,7 +19,7 @@ class RedlockIndependentMastersTests {
     void oneServerListedTwiceVotesOnceSoItCannotGrantALockAlone() {
         try (RedisNodes redis = RedisNodes.start(2)) {
             String alias = "redis://localhost:" + redis.node(0).port();
-            try (Redlock redlock = Redlock.builder().nodes(List.of(redis.node(0).uri(), alias, redis.node(1).uri()))
+            try (Redlock redlock = TestSupport.patientBuilder().nodes(List.of(redis.node(0).uri(), alias, redis.node(1).uri()))
                     .restartQuarantine(RestartQuarantine.NEVER).build()) {
                 NodeStatus aliased = redlock.nodeStatuses().get("localhost:" + redis.node(0).port());
                 assertThat(aliased.state()).isEqualTo(NodeStatus.State.QUARANTINED);

@@ -34,7 +34,7 @@ class RedlockLeaseSafetyTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @RegisterExtension
     final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
@@ -168,8 +168,8 @@ class RedlockLeaseSafetyTests {
     @Test
     void interruptedWaitersOnAContendedKeyLeaveNoKeyBehind() throws Exception {
         ExecutorService waiters = Executors.newFixedThreadPool(4);
-        try (Redlock holder = Redlock.builder().nodes(redis.uris()).build();
-                Redlock waiter = Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(10)).build()) {
+        try (Redlock holder = TestSupport.patientBuilder().nodes(redis.uris()).build();
+                Redlock waiter = TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(10)).build()) {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             int rounds = ITERATIONS / 10;
             for (int i = 0; i < rounds; i++) {
@@ -204,11 +204,11 @@ class RedlockLeaseSafetyTests {
     void closingTheRedlockWhileCallersWaitLeavesNoKeyOfTheirsBehind() throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         List<String> heldAtClose = new ArrayList<>();
-        try (Redlock holder = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock holder = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             for (int i = 0; i < ITERATIONS / 50; i++) {
                 String key = "closing:" + i;
                 RedlockLease held = holder.acquire(key, Duration.ofMinutes(1), Duration.ofSeconds(5));
-                Redlock closing = Redlock.builder().nodes(redis.uris()).retryDelay(Duration.ofMillis(10)).build();
+                Redlock closing = TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(10)).build();
                 List<CompletableFuture<Optional<RedlockLease>>> waiting = new ArrayList<>();
                 for (int w = 0; w < 3; w++) {
                     waiting.add(closing.tryAcquireAsync(key, Duration.ofMinutes(1), Duration.ofSeconds(30)));
@@ -234,7 +234,7 @@ class RedlockLeaseSafetyTests {
 
     @Test
     void closingTheRedlockFromAnAcquisitionsCallbackDoesNotWaitForItself() throws Exception {
-        Redlock closing = Redlock.builder().nodes(redis.uris()).build();
+        Redlock closing = TestSupport.patientBuilder().nodes(redis.uris()).build();
         // The callback runs on the thread that read the last reply: a close that waited there for its own attempt
         // (or for replies read on that thread) would stall for its whole bound, over 5 s.
         java.util.concurrent.atomic.AtomicLong closedInNanos = new java.util.concurrent.atomic.AtomicLong();
@@ -259,7 +259,7 @@ class RedlockLeaseSafetyTests {
         // the caller's callback runs, on the thread that made it (the JDK's delay scheduler for a retry), not on an
         // I/O thread. A close there that waited for the attempt would stall for its whole bound, over 5 s.
         List<String> uris = List.of(redis.uris().get(0), redis.uris().get(1), unreachableUri(), unreachableUri(), unreachableUri());
-        Redlock closing = Redlock.builder().nodes(uris).retryDelay(Duration.ofMillis(20)).build();
+        Redlock closing = TestSupport.patientBuilder().nodes(uris).retryDelay(Duration.ofMillis(20)).build();
         java.util.concurrent.atomic.AtomicLong closedInNanos = new java.util.concurrent.atomic.AtomicLong(-1);
         CompletableFuture<Optional<RedlockLease>> waiting = closing.tryAcquireAsync("closed-on-retry", Duration.ofSeconds(30),
                 Duration.ofMillis(200)).thenApply((lease) -> {
@@ -275,7 +275,7 @@ class RedlockLeaseSafetyTests {
 
     @Test
     void closingTheRedlockAgainFromALostCallbackThatItsCloseRunsReturnsAtOnce() throws Exception {
-        Redlock closing = Redlock.builder().nodes(redis.uris()).build();
+        Redlock closing = TestSupport.patientBuilder().nodes(redis.uris()).build();
         RedlockLease lease = closing.acquire("closed-when-lost", Duration.ofSeconds(30), Duration.ZERO);
         java.util.concurrent.atomic.AtomicLong closedInNanos = new java.util.concurrent.atomic.AtomicLong(-1);
         lease.lost().thenRun(() -> { // run by the close itself, which marks held leases lost
@@ -349,7 +349,7 @@ class RedlockLeaseSafetyTests {
 
     @Test
     void closingTheRedlockCompletesTheLossSignalOfLeasesStillHeld() throws Exception {
-        Redlock closing = Redlock.builder().nodes(redis.uris()).build();
+        Redlock closing = TestSupport.patientBuilder().nodes(redis.uris()).build();
         RedlockLease plain = closing.acquire("closed-plain", Duration.ofSeconds(30), Duration.ZERO);
         RedlockLease extended = closing.acquire("closed-extended", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofMinutes(1));
         CompletableFuture<Void> plainLost = plain.lost();

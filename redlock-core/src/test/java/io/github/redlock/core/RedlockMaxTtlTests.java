@@ -20,18 +20,20 @@ class RedlockMaxTtlTests {
 
     @Test
     void aTtlAboveTheDefaultMaxTtlOfSixtySecondsIsRefusedNamingTheLimit() {
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             assertThatExceptionOfType(RedlockArgumentException.class)
                     .isThrownBy(() -> redlock.tryAcquire("long", Duration.ofSeconds(61)))
                     .satisfies((ex) -> assertThat(ex.getArgument()).isEqualTo("ttl"))
                     .withMessageContaining("maxTtl of PT1M").withMessageContaining("autoExtend");
             assertThat(redlock.tryAcquire("long", Duration.ofSeconds(60))).hasValueSatisfying(RedlockLease::release);
+            assertThat(redlock.maxTtl()).isEqualTo(Duration.ofSeconds(60));
         }
     }
 
     @Test
     void anExtensionAboveTheMaxTtlIsRefusedWithoutTouchingTheLease() {
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).maxTtl(Duration.ofSeconds(5)).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(Duration.ofSeconds(5)).build()) {
+            assertThat(redlock.maxTtl()).isEqualTo(Duration.ofSeconds(5));
             RedlockLease lease = redlock.acquire("extended", Duration.ofSeconds(5), Duration.ZERO);
             assertThatExceptionOfType(RedlockArgumentException.class).isThrownBy(() -> lease.extend(Duration.ofSeconds(6)))
                     .withMessageStartingWith("ttl must be at most the maxTtl of PT5S");
@@ -43,7 +45,7 @@ class RedlockMaxTtlTests {
 
     @Test
     void aLargerMaxTtlAllowsLongerLeases() {
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).maxTtl(Duration.ofMinutes(5)).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(Duration.ofMinutes(5)).build()) {
             RedlockLease lease = redlock.tryAcquireWrite("report", Duration.ofMinutes(4)).orElseThrow();
             assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofMinutes(3));
             assertThat(lease.extend(Duration.ofMinutes(5))).isTrue();
@@ -55,7 +57,7 @@ class RedlockMaxTtlTests {
     void aMaxTtlBelowOneMillisecondIsRefusedByName() {
         for (Duration maxTtl : new Duration[] { null, Duration.ZERO, Duration.ofNanos(10) }) {
             assertThatExceptionOfType(RedlockArgumentException.class)
-                    .isThrownBy(() -> Redlock.builder().nodes(redis.uris()).maxTtl(maxTtl).build())
+                    .isThrownBy(() -> TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(maxTtl).build())
                     .satisfies((ex) -> assertThat(ex.getArgument()).isEqualTo("maxTtl"))
                     .withMessageStartingWith("maxTtl must be at least 1 ms");
         }

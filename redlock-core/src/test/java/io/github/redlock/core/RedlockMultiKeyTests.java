@@ -32,11 +32,11 @@ class RedlockMultiKeyTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @RegisterExtension
     final RedisClientExtension<Redlock> other = RedisClientExtension.of(redis,
-            (uris) -> Redlock.builder().nodes(uris).retryDelay(Duration.ofSeconds(2)).build());
+            (uris) -> TestSupport.patientBuilder().nodes(uris).retryDelay(Duration.ofSeconds(2)).build());
 
     @RegisterExtension
     final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
@@ -176,7 +176,7 @@ class RedlockMultiKeyTests {
 
     @Test
     void aFencedSetGetsATokenAboveThoseOfItsKeysBefore() {
-        try (Redlock fenced = Redlock.builder().nodes(redis.uris()).fencing(true).build()) {
+        try (Redlock fenced = TestSupport.patientBuilder().nodes(redis.uris()).fencing(true).build()) {
             RedlockLease first = fenced.acquire("fence:a", Duration.ofSeconds(10), Duration.ZERO);
             long before = first.fencingToken();
             first.release();

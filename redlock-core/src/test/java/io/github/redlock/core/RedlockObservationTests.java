@@ -110,7 +110,7 @@ class RedlockObservationTests {
     @Test
     void nodeConnectionsTellWhichNodesAreUp() {
         redis.node(1).kill();
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             assertThat(redlock.quorum()).isEqualTo(2);
             assertThat(redlock.nodeConnections()).containsEntry(redis.node(0).hostAndPort(), true)
                     .containsEntry(redis.node(1).hostAndPort(), false).containsEntry(redis.node(2).hostAndPort(), true);
@@ -120,7 +120,7 @@ class RedlockObservationTests {
     @Test
     void heldLeasesListsUnreleasedLeases() {
         redis.node(1).kill();
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             RedlockLease first = redlock.acquire("a", Duration.ofSeconds(10), Duration.ZERO);
             RedlockLease second = redlock.acquire("b", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(redlock.heldLeases()).containsExactlyInAnyOrder(first, second);

@@ -394,7 +394,7 @@ class RedlockReadWriteTests {
 
     /** A client that retries every 20 ms, so that contended acquisitions settle quickly. */
     private static Redlock quickToRetry(List<String> uris) {
-        return Redlock.builder().nodes(uris).retryDelay(Duration.ofMillis(20)).build();
+        return TestSupport.patientBuilder().nodes(uris).retryDelay(Duration.ofMillis(20)).build();
     }
 
     private static void sleep(long millis) {

@@ -98,7 +98,7 @@ class RedlockRestartQuarantineTests {
     @Test
     void freshNodesThatNoClientRecordedVoteAtOnce() {
         try (RedisNodes fresh = RedisNodes.start(3);
-                Redlock redlock = Redlock.builder().nodes(fresh.uris()).maxTtl(MAX_TTL).build()) {
+                Redlock redlock = TestSupport.patientBuilder().nodes(fresh.uris()).maxTtl(MAX_TTL).build()) {
             assertThat(redlock.nodeStatuses().values()).extracting(NodeStatus::state).containsOnly(NodeStatus.State.UP);
             assertThat(redlock.tryAcquire("k", MAX_TTL)).hasValueSatisfying(RedlockLease::release);
         }
@@ -107,7 +107,7 @@ class RedlockRestartQuarantineTests {
     @Test
     void alwaysMakesFreshNodesWaitUntilTheyHaveBeenUpForMaxTtl() {
         try (RedisNodes fresh = RedisNodes.start(3);
-                Redlock redlock = Redlock.builder().nodes(fresh.uris()).maxTtl(Duration.ofSeconds(5))
+                Redlock redlock = TestSupport.patientBuilder().nodes(fresh.uris()).maxTtl(Duration.ofSeconds(5))
                         .restartQuarantine(RestartQuarantine.ALWAYS).build()) {
             assertThat(redlock.nodeStatuses().values()).extracting(NodeStatus::state).containsOnly(NodeStatus.State.QUARANTINED);
             assertThat(redlock.tryAcquire("k", Duration.ofSeconds(2))).isEmpty();
@@ -116,7 +116,7 @@ class RedlockRestartQuarantineTests {
     }
 
     private static Redlock redlock(RestartQuarantine quarantine) {
-        return Redlock.builder().nodes(redis.uris()).maxTtl(MAX_TTL).restartQuarantine(quarantine).build();
+        return TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(MAX_TTL).restartQuarantine(quarantine).build();
     }
 
     /**

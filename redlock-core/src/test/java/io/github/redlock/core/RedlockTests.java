@@ -23,10 +23,10 @@ class RedlockTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> other = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> other = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @RegisterExtension
     final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
@@ -42,7 +42,7 @@ class RedlockTests {
 
     @Test
     void customKeyPrefixIsUsed() {
-        try (Redlock prefixed = Redlock.builder().nodes(redis.uris()).keyPrefix("app:").build()) {
+        try (Redlock prefixed = TestSupport.patientBuilder().nodes(redis.uris()).keyPrefix("app:").build()) {
             RedlockLease lease = prefixed.acquire("job", Duration.ofSeconds(10), Duration.ZERO);
             this.nodes.get().awaitOnAll("app:job", lease.token());
             assertThat(this.nodes.get().values("redlock:job")).containsOnlyNulls();
@@ -213,7 +213,7 @@ class RedlockTests {
         waiting.cancel(false);
         holder.release();
         // Nobody may pick up the lock for the cancelled caller: it stays free for a third client.
-        try (Redlock third = Redlock.builder().nodes(redis.uris()).build()) {
+        try (Redlock third = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             for (int i = 0; i < 5; i++) {
                 try (RedlockLease lease = third.acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(2))) {
                     assertThat(lease.isValid()).isTrue();

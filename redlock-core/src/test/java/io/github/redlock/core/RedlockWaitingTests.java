@@ -31,11 +31,11 @@ class RedlockWaitingTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> holder = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> holder = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
 
     @RegisterExtension
     final RedisClientExtension<Redlock> waiter = RedisClientExtension.of(redis,
-            (uris) -> Redlock.builder().nodes(uris).retryDelay(SLOW_RETRY).build());
+            (uris) -> TestSupport.patientBuilder().nodes(uris).retryDelay(SLOW_RETRY).build());
 
     @RegisterExtension
     final RedisClientExtension<NodeInspector> inspector = RedisClientExtension.of(redis, NodeInspector::new);

@@ -1,0 +1,145 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.redlock.test.RedisClientExtension;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * A release that leaves the lock taken for a while ({@link RedlockLease#releaseAfter(Duration)}), on five real
+ * nodes: the keys stay until then on every node, also after the process that released them is gone, and never
+ * longer than the nodes held them.
+ */
+class RedlockReleaseAfterTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> other = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
+
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
+
+    @Test
+    void aLeaseReleasedLaterKeepsTheLockTakenUntilThenAndFreesItAfter() {
+        RedlockLease lease = this.redlock.get().acquire("job:later", Duration.ofSeconds(30), Duration.ZERO);
+        long released = System.nanoTime();
+        assertThat(lease.releaseAfter(Duration.ofMillis(1500))).isTrue();
+        assertThat(lease.isValid()).isFalse();
+        awaitTtlAtMost("redlock:job:later", 1500);
+        assertThat(this.other.get().tryAcquire("job:later", Duration.ofSeconds(5))).as("right after the release").isEmpty();
+        RedlockLease next = this.other.get().acquire("job:later", Duration.ofSeconds(5), Duration.ofSeconds(10));
+        assertThat(System.nanoTime() - released).as("the lock stayed taken for the delay")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(1400));
+        next.release();
+    }
+
+    @Test
+    void theLockStaysTakenAfterTheProcessThatReleasedItLaterIsGone() {
+        RedlockLease lease = this.redlock.get().acquire("job:gone", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.releaseAfter(Duration.ofSeconds(20))).isTrue();
+        this.redlock.get().close();
+        assertThat(this.nodes.get().values("redlock:job:gone")).as("closing the Redlock deletes nothing").containsOnly(lease.token());
+        assertThat(this.other.get().tryAcquire("job:gone", Duration.ofSeconds(5))).isEmpty();
+    }
+
+    @Test
+    void aReleaseLaterNeverMakesAKeyLiveLongerThanTheNodesHeldIt() {
+        RedlockLease lease = this.redlock.get().acquire("job:short", Duration.ofSeconds(2), Duration.ZERO);
+        assertThat(lease.releaseAfter(Duration.ofSeconds(50))).isTrue();
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            assertThat(this.nodes.get().pttl(i, "redlock:job:short")).as("ttl on node " + i).isLessThanOrEqualTo(2000L);
+        }
+    }
+
+    @Test
+    void aLockOnSeveralKeysIsReleasedLaterOnAllOfThem() {
+        RedlockLease lease = this.redlock.get().acquire(List.of("acct:1", "acct:2"), Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.releaseAfter(Duration.ofSeconds(3))).isTrue();
+        awaitTtlAtMost("redlock:acct:1", 3000);
+        awaitTtlAtMost("redlock:acct:2", 3000);
+        assertThat(this.other.get().tryAcquire("acct:2", Duration.ofSeconds(5))).isEmpty();
+    }
+
+    @Test
+    void aReleaseLaterWithoutDelayFreesTheLockAtOnce() {
+        RedlockLease lease = this.redlock.get().acquire("job:now", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.releaseAfter(Duration.ZERO)).isTrue();
+        assertThat(this.other.get().tryAcquire("job:now", Duration.ofSeconds(5))).isPresent();
+    }
+
+    @Test
+    void onlyTheFirstOfAReleaseAndAReleaseLaterIsSent() {
+        RedlockLease lease = this.redlock.get().acquire("job:once", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.release()).isTrue();
+        this.nodes.get().awaitAbsent("redlock:job:once");
+        RedlockLease next = this.other.get().acquire("job:once", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.releaseAfter(Duration.ofMillis(10))).as("the first release's result").isTrue();
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            assertThat(this.nodes.get().pttl(i, "redlock:job:once")).as("the next holder's ttl on node " + i).isGreaterThan(20_000L);
+        }
+        next.release();
+    }
+
+    @Test
+    void aLeaseWhoseKeyAnotherClientHoldsNowLeavesThatClientsKeyAlone() {
+        RedlockLease lease = this.redlock.get().acquire("job:taken", Duration.ofMillis(200), Duration.ZERO);
+        RedlockLease next = this.other.get().acquire("job:taken", Duration.ofSeconds(30), Duration.ofSeconds(5));
+        assertThat(lease.releaseAfter(Duration.ofMillis(10))).isFalse();
+        int holding = 0;
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            if (next.token().equals(this.nodes.get().get(i, "redlock:job:taken"))) {
+                holding++;
+                assertThat(this.nodes.get().pttl(i, "redlock:job:taken")).as("the holder's ttl on node " + i).isGreaterThan(20_000L);
+            }
+        }
+        assertThat(holding).as("nodes holding the new holder's token").isGreaterThanOrEqualTo(3);
+        next.release();
+    }
+
+    @Test
+    void aReadOrWriteLeaseCannotBeReleasedLaterAndStaysHeld() {
+        RedlockLease read = this.redlock.get().acquireRead("doc:1", Duration.ofSeconds(30), Duration.ZERO);
+        assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> read.releaseAfter(Duration.ofSeconds(1)))
+                .withMessageContaining("read lease of 'doc:1'").withMessageContaining("release()");
+        assertThat(read.isValid()).isTrue();
+        assertThat(read.release()).isTrue();
+    }
+
+    @Test
+    void aNegativeOrMissingDelayIsRefusedAndTheLeaseStaysHeld() {
+        RedlockLease lease = this.redlock.get().acquire("job:bad", Duration.ofSeconds(30), Duration.ZERO);
+        assertThatIllegalArgumentException().isThrownBy(() -> lease.releaseAfter(Duration.ofSeconds(-1)))
+                .withMessageContaining("delay must be zero or more");
+        assertThatIllegalArgumentException().isThrownBy(() -> lease.releaseAfter(null)).withMessageContaining("delay");
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.release()).isTrue();
+    }
+
+    /** Waits until every node keeps the key at most {@code maxMillis} (a release returns on a quorum's answers). */
+    private void awaitTtlAtMost(String key, long maxMillis) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            long ttl = this.nodes.get().pttl(i, key);
+            while (ttl > maxMillis && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                ttl = this.nodes.get().pttl(i, key);
+            }
+            assertThat(ttl).as("ttl of " + key + " on node " + i).isBetween(1L, maxMillis);
+        }
+    }
+
+}
