@@ -112,6 +112,11 @@ final class FollowUps implements LeaseOperations {
     }
 
     @Override
+    public RedlockObserver observer() {
+        return this.nodes.observer();
+    }
+
+    @Override
     public boolean isClosed() {
         return this.held.isClosed();
     }

@@ -58,6 +58,16 @@ final class GuardedObserver implements RedlockObserver {
         }
     }
 
+    @Override
+    public void leaseLost(RedlockLease lease, String reason) {
+        try {
+            this.delegate.leaseLost(lease, reason);
+        }
+        catch (RuntimeException ex) {
+            failed("leaseLost", ex);
+        }
+    }
+
     private void failed(String method, RuntimeException ex) {
         long now = System.nanoTime();
         long last = this.loggedAt.get();

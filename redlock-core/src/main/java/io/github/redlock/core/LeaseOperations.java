@@ -34,6 +34,9 @@ interface LeaseOperations {
     /** How long a blocking caller waits for one quorum call at most. */
     long callBoundNanos();
 
+    /** The lock's observer (guarded: it never throws), or null when there is none. */
+    RedlockObserver observer();
+
     /** Whether the lock was closed: nothing is extended or watched any more. */
     boolean isClosed();
 

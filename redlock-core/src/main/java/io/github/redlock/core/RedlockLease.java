@@ -375,6 +375,10 @@ public final class RedlockLease implements AutoCloseable {
         if (signal != null) {
             signal.complete(null);
         }
+        RedlockObserver observer = this.operations.observer();
+        if (observer != null) {
+            observer.leaseLost(this, reason);
+        }
     }
 
     @SuppressWarnings("unchecked")

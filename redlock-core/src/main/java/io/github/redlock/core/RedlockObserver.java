@@ -34,4 +34,14 @@ public interface RedlockObserver {
     default void extended(boolean extended, long nanos) {
     }
 
+    /**
+     * A lease was lost before its release: an extension was refused by a majority, an automatic extension
+     * failed, its validity ran out while it was held, or its {@link Redlock} was closed. Called once per lease,
+     * on a timer or I/O thread, after {@link RedlockLease#lost()} completed.
+     * @param lease the lost lease ({@link RedlockLease#key()}, {@link RedlockLease#fencingToken()})
+     * @param reason why it was lost, as {@link RedlockLease#lostReason()} says
+     */
+    default void leaseLost(RedlockLease lease, String reason) {
+    }
+
 }

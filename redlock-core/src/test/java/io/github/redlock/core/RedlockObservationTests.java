@@ -65,13 +65,55 @@ class RedlockObservationTests {
         };
         redis.node(2).kill();
         // Not a timing test: a roomy node timeout, so that a slow first command on a loaded machine is no "timeout".
-        try (Redlock redlock = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(500)).observer(observer).build()) {
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).observer(observer).build()) {
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
             assertThat(lease.release()).isTrue();
             awaitTrue(Duration.ofSeconds(5), () -> events.size() == 9);
         }
         return events;
+    }
+
+    @Test
+    void observerHearsOfEachLostLeaseOnceWithItsReasonButNotOfReleasedOnes() throws Exception {
+        List<String> lost = new CopyOnWriteArrayList<>();
+        RedlockObserver observer = new RedlockObserver() {
+
+            @Override
+            public void leaseLost(RedlockLease lease, String reason) {
+                lost.add(lease.key() + ": " + reason + " / " + lease.lostReason().orElse("none"));
+            }
+
+        };
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).observer(observer).build()) {
+            RedlockLease expiring = redlock.acquire("expiring", Duration.ofMillis(200), Duration.ZERO);
+            expiring.lost().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            redlock.acquire("released", Duration.ofMillis(200), Duration.ZERO).release();
+            RedlockLease closed = redlock.acquire("closed", Duration.ofSeconds(30), Duration.ZERO);
+            redlock.close();
+            awaitTrue(Duration.ofSeconds(5), () -> lost.size() == 2);
+            assertThat(lost).hasSize(2);
+            assertThat(lost.get(0)).startsWith("expiring: its validity ran out").endsWith(" / " + expiring.lostReason().orElseThrow());
+            assertThat(lost.get(1)).startsWith("closed: its Redlock was closed");
+            assertThat(closed.isValid()).isFalse();
+        }
+    }
+
+    @Test
+    void anObserverWhoseLeaseLostThrowsStillLetsTheLossSignalComplete() throws Exception {
+        RedlockObserver throwing = new RedlockObserver() {
+
+            @Override
+            public void leaseLost(RedlockLease lease, String reason) {
+                throw new IllegalStateException("observer failure");
+            }
+
+        };
+        try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).observer(throwing).build()) {
+            RedlockLease lease = redlock.acquire("throwing", Duration.ofMillis(200), Duration.ZERO);
+            lease.lost().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(redlock.acquire("throwing", Duration.ofSeconds(5), Duration.ofSeconds(5)).release()).isTrue();
+        }
     }
 
     @Test

@@ -35,11 +35,11 @@ final class TestSupport {
     }
 
     /**
-     * A builder whose nodes may take a second to answer: for tests about anything but node timeouts, so that
+     * A builder whose nodes may take two seconds to answer: for tests about anything but node timeouts, so that
      * a loaded machine's slow answers (the default is 50 ms) are not taken for failed nodes.
      */
     static Redlock.Builder patientBuilder() {
-        return Redlock.builder().nodeTimeout(Duration.ofSeconds(1));
+        return Redlock.builder().nodeTimeout(Duration.ofSeconds(2));
     }
 
 }
