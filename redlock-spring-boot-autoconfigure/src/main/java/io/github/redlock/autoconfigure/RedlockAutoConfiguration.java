@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -61,6 +62,11 @@ public final class RedlockAutoConfiguration {
     }
 
     @Bean(destroyMethod = "close")
+    LeaseLostEvents redlockLeaseLostEvents(ApplicationEventPublisher publisher) {
+        return new LeaseLostEvents(publisher);
+    }
+
+    @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Redlock redlock(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
             RedlockConnectionFactories connections, ObjectProvider<RedlockObserver> observer) {
@@ -78,7 +84,7 @@ public final class RedlockAutoConfiguration {
                     .fencing(properties.isFencing())
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
-                    .observer(observer.getIfUnique())
+                    .observer(RedlockObservers.of(observer.orderedStream().toList()))
                     .build();
             warnAboutNodeCount(nodes.size());
             return redlock;

@@ -1,0 +1,63 @@
+package io.github.redlock.autoconfigure;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.core.RedlockLease;
+import io.github.redlock.core.RedlockObserver;
+import io.github.redlock.event.RedlockLeaseLostEvent;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.ApplicationEventPublisher;
+
+/**
+ * Publishes a {@link RedlockLeaseLostEvent} for every lost lease, on a thread of its own: the loss is
+ * reported on the lock's timer or I/O threads, which a slow listener must not hold up. At most
+ * {@value #QUEUE_SIZE} events wait; beyond that an event is dropped with a warning (the loss itself is
+ * logged by the lease, and counted).
+ */
+final class LeaseLostEvents implements RedlockObserver, AutoCloseable {
+
+    static final int QUEUE_SIZE = 1024;
+
+    private static final Log logger = LogFactory.getLog(LeaseLostEvents.class);
+
+    private final ApplicationEventPublisher publisher;
+
+    private final ThreadPoolExecutor executor;
+
+    LeaseLostEvents(ApplicationEventPublisher publisher) {
+        this.publisher = publisher;
+        this.executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE_SIZE), (task) -> {
+            Thread thread = new Thread(task, "redlock-lease-lost-events");
+            thread.setDaemon(true);
+            return thread;
+        }, (task, pool) -> logger.warn("Dropped a RedlockLeaseLostEvent: " + QUEUE_SIZE + " events are waiting for slow listeners"));
+        this.executor.allowCoreThreadTimeOut(true);
+    }
+
+    @Override
+    public void leaseLost(RedlockLease lease, String reason) {
+        if (this.executor.isShutdown()) {
+            return; // the context is closing: its listeners are going
+        }
+        this.executor.execute(() -> {
+            try {
+                this.publisher.publishEvent(new RedlockLeaseLostEvent(lease, reason));
+            }
+            catch (RuntimeException ex) {
+                logger.warn("A RedlockLeaseLostEvent listener failed for the lock '" + lease.key() + "'", ex);
+            }
+        });
+    }
+
+    /** Stops publishing; events still waiting are published within a second, the rest dropped. */
+    @Override
+    public void close() throws InterruptedException {
+        this.executor.shutdown();
+        this.executor.awaitTermination(1, TimeUnit.SECONDS);
+    }
+
+}

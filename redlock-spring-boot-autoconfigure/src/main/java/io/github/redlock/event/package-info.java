@@ -1,0 +1,4 @@
+/**
+ * Spring application events of the Redlock starter.
+ */
+package io.github.redlock.event;
