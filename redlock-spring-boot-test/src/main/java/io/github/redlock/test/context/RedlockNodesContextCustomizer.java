@@ -16,8 +16,8 @@ import org.springframework.test.context.MergedContextConfiguration;
 
 /**
  * Registers the {@link RedisNodes} bean of {@link RedlockNodes @RedlockNodes} and a {@link RedlockConnectionDetails}
- * bean that points at them. The nodes start when the connection details are first needed, and the bean factory
- * stops them when the context closes, also when its refresh failed; the {@code Redlock} depends on the connection
+ * bean that points at them. The nodes are a bean, not started here: they start during the context's refresh, and
+ * the bean factory stops them when the context closes, also when its refresh failed; the {@code Redlock} depends on the connection
  * details, which depend on the nodes, so the lock is closed before its nodes stop. Two customizers are equal when
  * they start as many nodes, so that Spring's context cache lets test classes of one configuration share them.
  */
