@@ -1,0 +1,5 @@
+/**
+ * Testcontainers support: every Redis container annotated with {@code @ServiceConnection("redlock")} becomes one
+ * node of the Redlock, through one {@code RedlockConnectionDetails} bean.
+ */
+package io.github.redlock.test.testcontainers;
