@@ -150,6 +150,11 @@ final class LeaseWatch {
         }
         if (validLeft > 0) {
             watchIn(validLeft); // extended by hand meanwhile, or at maxHold: check again when it runs out
+            if (this.holdDeadlineNanos != holdDeadline) {
+                // autoExtend moved the maximum hold later meanwhile, and its timer was just replaced
+                this.holdReached = false;
+                watchIn(nextExtensionDelay());
+            }
             return;
         }
         this.holder.lost(this.holdReached ? "its validity ran out after the maximum hold of " + this.maxHold

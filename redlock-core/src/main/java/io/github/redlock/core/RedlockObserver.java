@@ -1,5 +1,7 @@
 package io.github.redlock.core;
 
+import java.time.Duration;
+
 /**
  * Receives what a {@link Redlock} does, for metrics (the Spring Boot starter records them with Micrometer).
  * Methods are called on I/O threads: they must be fast and must not block. Every method does nothing by
@@ -37,7 +39,8 @@ public interface RedlockObserver {
     /**
      * A lease was lost before its release: an extension was refused by a majority, an automatic extension
      * failed, its validity ran out while it was held, or its {@link Redlock} was closed. Called once per lease,
-     * on a timer or I/O thread, after {@link RedlockLease#lost()} completed.
+     * after {@link RedlockLease#lost()} completed, on the thread that noticed the loss (the lock's timer, an I/O
+     * thread, or the thread that called {@link RedlockLease#extend(Duration)} or {@link Redlock#close()}).
      * @param lease the lost lease ({@link RedlockLease#key()}, {@link RedlockLease#fencingToken()})
      * @param reason why it was lost, as {@link RedlockLease#lostReason()} says
      */

@@ -76,6 +76,14 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** Runs a Lua script with one key and one argument on a node; returns its integer reply. */
+    long eval(int node, String script, String key, String argument) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            Long reply = connection.sync().eval(script, io.lettuce.core.ScriptOutputType.INTEGER, new String[] { key }, argument);
+            return reply;
+        }
+    }
+
     /** Drops every pub/sub connection on a node, as a network blip would. */
     void dropPubSubClients(int node) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {

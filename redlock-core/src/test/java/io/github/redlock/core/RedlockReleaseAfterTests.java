@@ -21,6 +21,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class RedlockReleaseAfterTests {
 
+    /** The compare-and-extend of extend.lua, by 30 s: what an extension of the lease would do on a node. */
+    private static final String EXTEND_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('pexpire', KEYS[1], 30000) "
+            + "return 1 end return 0";
+
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
@@ -52,8 +56,22 @@ class RedlockReleaseAfterTests {
         RedlockLease lease = this.redlock.get().acquire("job:gone", Duration.ofSeconds(30), Duration.ZERO);
         assertThat(lease.releaseAfter(Duration.ofSeconds(20))).isTrue();
         this.redlock.get().close();
-        assertThat(this.nodes.get().values("redlock:job:gone")).as("closing the Redlock deletes nothing").containsOnly(lease.token());
+        assertThat(this.nodes.get().values("redlock:job:gone")).as("closing the Redlock deletes nothing")
+                .containsOnly(lease.token() + ":released");
         assertThat(this.other.get().tryAcquire("job:gone", Duration.ofSeconds(5))).isEmpty();
+    }
+
+    @Test
+    void anExtensionOfTheLeaseThatArrivesAfterTheReleaseLaterCannotLengthenTheKey() {
+        RedlockLease lease = this.redlock.get().acquire("job:late", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.releaseAfter(Duration.ofSeconds(2))).isTrue();
+        awaitTtlAtMost("redlock:job:late", 2000);
+        for (int i = 0; i < redis.nodes().size(); i++) {
+            // What an automatic extension sent just before the release would do when it arrives after it.
+            long answer = this.nodes.get().eval(i, EXTEND_SCRIPT, "redlock:job:late", lease.token());
+            assertThat(answer).as("the late extension on node " + i).isZero();
+        }
+        awaitTtlAtMost("redlock:job:late", 2000);
     }
 
     @Test

@@ -11,14 +11,19 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
 
 /**
  * Publishes a {@link RedlockLeaseLostEvent} for every lost lease, on a thread of its own: the loss is
  * reported on the lock's timer or I/O threads, which a slow listener must not hold up. At most
  * {@value #QUEUE_SIZE} events wait; beyond that an event is dropped with a warning (the loss itself is
- * logged by the lease, and counted).
+ * logged by the lease, and counted). Stops publishing as the context closes: the leases its {@code Redlock} still
+ * holds are then lost by the close itself, and the listeners are going.
  */
-final class LeaseLostEvents implements RedlockObserver, AutoCloseable {
+final class LeaseLostEvents implements RedlockObserver, ApplicationListener<ContextClosedEvent>, ApplicationContextAware, AutoCloseable {
 
     static final int QUEUE_SIZE = 1024;
 
@@ -28,21 +33,24 @@ final class LeaseLostEvents implements RedlockObserver, AutoCloseable {
 
     private final ThreadPoolExecutor executor;
 
+    private volatile ApplicationContext context;
+
     LeaseLostEvents(ApplicationEventPublisher publisher) {
         this.publisher = publisher;
         this.executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE_SIZE), (task) -> {
             Thread thread = new Thread(task, "redlock-lease-lost-events");
             thread.setDaemon(true);
             return thread;
-        }, (task, pool) -> logger.warn("Dropped a RedlockLeaseLostEvent: " + QUEUE_SIZE + " events are waiting for slow listeners"));
+        }, (task, pool) -> {
+            if (!pool.isShutdown()) { // after the shutdown: the context is closing, and its listeners with it
+                logger.warn("Dropped a RedlockLeaseLostEvent: " + QUEUE_SIZE + " events are waiting for slow listeners");
+            }
+        });
         this.executor.allowCoreThreadTimeOut(true);
     }
 
     @Override
     public void leaseLost(RedlockLease lease, String reason) {
-        if (this.executor.isShutdown()) {
-            return; // the context is closing: its listeners are going
-        }
         this.executor.execute(() -> {
             try {
                 this.publisher.publishEvent(new RedlockLeaseLostEvent(lease, reason));
@@ -51,6 +59,18 @@ final class LeaseLostEvents implements RedlockObserver, AutoCloseable {
                 logger.warn("A RedlockLeaseLostEvent listener failed for the lock '" + lease.key() + "'", ex);
             }
         });
+    }
+
+    @Override
+    public void setApplicationContext(ApplicationContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public void onApplicationEvent(ContextClosedEvent event) {
+        if (event.getApplicationContext() == this.context) { // not a child context's close
+            this.executor.shutdown();
+        }
     }
 
     /** Stops publishing; events still waiting are published within a second, the rest dropped. */

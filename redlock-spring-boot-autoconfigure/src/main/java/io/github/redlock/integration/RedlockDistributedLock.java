@@ -95,7 +95,8 @@ final class RedlockDistributedLock implements DistributedLock {
     /**
      * Takes the lock within {@code waitTime}: first this process's lock, then the Redlock for what is left of
      * the wait. A thread that holds it already holds it once more while its lease is valid; when the lease was
-     * lost, the Redlock is taken again (as {@code LockRegistryLeaderInitiator}'s heartbeat expects).
+     * lost, the Redlock is taken again (as {@code LockRegistryLeaderInitiator}'s heartbeat expects), and if that
+     * fails the thread holds the lock no more at all: none of its holds outlives the lease.
      */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
@@ -106,22 +107,43 @@ final class RedlockDistributedLock implements DistributedLock {
         if (!this.local.tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS)) {
             return false;
         }
+        boolean reentered = this.local.getHoldCount() > 1;
+        RedlockLease held = this.lease;
+        if (reentered && held != null && held.isValid()) {
+            return true;
+        }
+        if (reentered && held != null) {
+            held.release(); // lost: its token may still sit on some nodes, where it would refuse the re-take
+        }
         boolean taken = false;
         try {
-            RedlockLease held = this.lease;
-            if (this.local.getHoldCount() > 1 && held != null && held.isValid()) {
-                taken = true;
-            }
-            else {
-                Duration left = waitTime.minusNanos(System.nanoTime() - start);
-                taken = takeLease(left.isNegative() ? Duration.ZERO : left, ttl);
-            }
+            Duration left = waitTime.minusNanos(System.nanoTime() - start);
+            taken = takeLease(left.isNegative() ? Duration.ZERO : left, ttl);
             return taken;
         }
         finally {
             if (!taken) {
-                this.local.unlock(); // this hold failed: undone, earlier holds stay
+                // Not held any more, by any of this thread's holds: a lease lost and not taken again ends them
+                // all, so that no hold outlives it (a later unlock() is then refused as the thread's own is gone).
+                int holds = reentered ? this.local.getHoldCount() : 1;
+                if (reentered) {
+                    clearLease();
+                }
+                for (int i = 0; i < holds; i++) {
+                    this.local.unlock();
+                }
             }
+        }
+    }
+
+    private void clearLease() {
+        this.state.lock();
+        try {
+            this.lease = null;
+            this.owner = null;
+        }
+        finally {
+            this.state.unlock();
         }
     }
 
@@ -160,19 +182,11 @@ final class RedlockDistributedLock implements DistributedLock {
             this.local.unlock();
             return;
         }
-        RedlockLease held;
-        this.state.lock();
+        RedlockLease held = this.lease;
+        clearLease();
         try {
-            held = this.lease;
-            this.lease = null;
-            this.owner = null;
-        }
-        finally {
-            this.state.unlock();
-        }
-        try {
-            Optional<String> lost = held.lostReason();
             held.release();
+            Optional<String> lost = held.lostReason(); // after the release: a loss just before it counts too
             if (lost.isPresent()) {
                 throw new IllegalStateException("The lock '" + this.key + "' was lost before this unlock (" + lost.get()
                         + "): another process may have held it meanwhile");

@@ -108,7 +108,8 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
                 return;
             }
             Duration keep = (left.compareTo(this.maxTtl) > 0) ? this.maxTtl : left;
-            if (keep.compareTo(this.lease.remainingValidity()) > 0) {
+            keep = (keep.compareTo(Duration.ofMillis(1)) < 0) ? Duration.ofMillis(1) : keep;
+            if (this.lease.isValid() && keep.compareTo(this.lease.remainingValidity()) > 0) {
                 this.lease.extend(keep); // a key is never kept longer than the nodes hold it
             }
             this.lease.releaseAfter(keep);

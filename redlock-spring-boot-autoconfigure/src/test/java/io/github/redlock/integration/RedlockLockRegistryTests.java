@@ -131,6 +131,34 @@ class RedlockLockRegistryTests {
     }
 
     @Test
+    void aHolderWhoseLeaseWasLostAndTakenElsewhereHoldsTheLockNoMoreInItsOwnInstance() throws Exception {
+        RedlockLockRegistry registry = new RedlockLockRegistry(this.first.get(), "lock-registry", Duration.ofSeconds(2));
+        registry.setInterruptOnLoss(false);
+        Lock lock = registry.obtain("moved");
+        Lock elsewhere = new RedlockLockRegistry(this.second.get()).obtain("moved");
+        CompletableFuture<Boolean> reentered = new CompletableFuture<>();
+        CompletableFuture<Boolean> stillOwner = new CompletableFuture<>();
+        CompletableFuture<Void> lost = new CompletableFuture<>();
+        this.threads.submit(() -> {
+            lock.lock();
+            registry.lease("moved").orElseThrow().lost().thenRun(() -> lost.complete(null));
+            lost.get(10, TimeUnit.SECONDS);
+            assertThat(elsewhere.tryLock(5, TimeUnit.SECONDS)).as("taken by the other instance").isTrue();
+            reentered.complete(lock.tryLock()); // the heartbeat of a leader: once more, while the other holds it
+            stillOwner.complete(((RedlockDistributedLock) lock).isHeldByCurrentThread());
+            return null;
+        });
+        NodeKeysAwait.until(() -> registry.lease("moved").isPresent());
+        for (int node = 0; node < 5; node++) {
+            redis.node(node).flushAll(); // the next extension is refused: the lease is lost
+        }
+        assertThat(reentered.get(15, TimeUnit.SECONDS)).as("the re-take while the other instance holds it").isFalse();
+        assertThat(stillOwner.get(5, TimeUnit.SECONDS)).as("a hold left behind by the first lock()").isFalse();
+        assertThat(registry.lease("moved")).isEmpty();
+        assertThat(onAnotherThread(lock::tryLock)).as("another thread of the first instance, while the other holds it").isFalse();
+    }
+
+    @Test
     void renewingALockItDoesNotHoldFailsClearly() {
         RedlockLockRegistry registry = new RedlockLockRegistry(this.first.get());
         registry.obtain("renewed");
