@@ -284,8 +284,9 @@ public final class RedlockLease implements AutoCloseable {
 
     /**
      * Ends the lease but leaves the lock taken for {@code delay} more: on every node that still holds this
-     * lease's token the key is left to expire in at most {@code delay} (never later than it would have), so
-     * that nobody takes the lock before then, also when this process stops meanwhile. For work that must not
+     * lease's token the key is left to expire in at most {@code delay} (never later than it would have), under a
+     * value no lease has (so that no extension of this lease arriving later lengthens it), so that nobody takes
+     * the lock before then, also when this process stops meanwhile. For work that must not
      * run again too soon after it ended (a scheduled job's minimum spacing, as ShedLock's
      * {@code lockAtLeastFor}). Stops automatic extension; waiters find the lock free when they next try. A key
      * never outlives what the nodes hold already: to keep it longer, {@link #extend(Duration)} it first.
