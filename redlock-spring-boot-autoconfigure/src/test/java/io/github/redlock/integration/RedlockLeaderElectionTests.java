@@ -40,7 +40,7 @@ class RedlockLeaderElectionTests {
         Instance a = new Instance("a", new RedlockLockRegistry(this.first.get(), "leader", Duration.ofSeconds(2)), 100);
         Instance b = new Instance("b", new RedlockLockRegistry(this.second.get(), "leader", Duration.ofSeconds(2)), 100);
         a.initiator.start();
-        await(() -> a.isLeader(), "a leads");
+        Await.until(() -> a.isLeader(), "a leads");
         b.initiator.start();
         try {
             Thread.sleep(500); // several heartbeats of b
@@ -48,7 +48,7 @@ class RedlockLeaderElectionTests {
             long firstEpoch = a.registry.lease("cluster").orElseThrow().fencingToken();
             long stopped = System.nanoTime();
             a.initiator.stop();
-            await(() -> b.isLeader(), "b takes over");
+            Await.until(() -> b.isLeader(), "b takes over");
             long takeOverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
             assertThat(a.events).containsExactly("granted", "revoked");
             assertThat(b.events).containsExactly("granted");
@@ -79,7 +79,7 @@ class RedlockLeaderElectionTests {
     private static long stepDownMillisAfterTheKeysVanish(Instance leader) throws Exception {
         leader.initiator.start();
         try {
-            await(leader::isLeader, "leads");
+            Await.until(leader::isLeader, "leads");
             Thread.sleep(100); // the selector is back in its heartbeat sleep
             long start = System.nanoTime();
             for (int node = 0; node < 5; node++) {
@@ -93,14 +93,6 @@ class RedlockLeaderElectionTests {
         }
         finally {
             leader.initiator.stop();
-        }
-    }
-
-    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as(what + " within 15 s").isNegative();
-            Thread.sleep(10);
         }
     }
 

@@ -121,7 +121,7 @@ class RedlockLockRegistryTests {
                 }
             }
         }, this.threads);
-        NodeKeysAwait.until(() -> registry.lease("stolen").isPresent());
+        Await.until(() -> registry.lease("stolen").isPresent(), "the lock held");
         long start = System.nanoTime();
         for (int node = 0; node < 5; node++) {
             redis.node(node).flushAll(); // the keys vanish: the next extension is refused
@@ -148,7 +148,7 @@ class RedlockLockRegistryTests {
             stillOwner.complete(((RedlockDistributedLock) lock).isHeldByCurrentThread());
             return null;
         });
-        NodeKeysAwait.until(() -> registry.lease("moved").isPresent());
+        Await.until(() -> registry.lease("moved").isPresent(), "the lock held");
         for (int node = 0; node < 5; node++) {
             redis.node(node).flushAll(); // the next extension is refused: the lease is lost
         }
@@ -181,19 +181,6 @@ class RedlockLockRegistryTests {
 
     private boolean onAnotherThread(java.util.concurrent.Callable<Boolean> call) throws Exception {
         return this.threads.submit(call).get(30, TimeUnit.SECONDS);
-    }
-
-    /** Polls a condition every 10 ms for at most 10 s. */
-    static final class NodeKeysAwait {
-
-        static void until(java.util.function.BooleanSupplier condition) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!condition.getAsBoolean()) {
-                assertThat(System.nanoTime() - deadline).as("condition within 10 s").isNegative();
-                Thread.sleep(10);
-            }
-        }
-
     }
 
 }
