@@ -12,6 +12,14 @@ enum FaultKind {
     /** A majority of nodes is restarted empty one after another, each within the ttl of the last: the restart hazard. */
     ROLLING_RESTART,
 
+    /**
+     * Every node is restarted empty one after another, as a fleet redeployed without persistence: no node keeps
+     * the keys or the fencing counter, nor the records that tell other clients a node restarted. Clients that
+     * saw the nodes before keep them from voting until their quarantine ends, and fencing tokens start again
+     * from the nodes' clocks.
+     */
+    EVERY_NODE_RESTART,
+
     /** One node is paused (SIGSTOP) for less than the shortest ttl. */
     NODE_PAUSE_SHORT,
 

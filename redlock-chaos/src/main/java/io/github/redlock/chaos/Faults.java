@@ -66,6 +66,13 @@ final class Faults {
                 }
                 yield "nodes " + order + " killed and restarted empty one after another";
             }
+            case EVERY_NODE_RESTART -> {
+                List<Integer> order = distinct(random, this.nodes.size());
+                for (int node : order) {
+                    restart(node, 0);
+                }
+                yield "every node killed and restarted empty one after another, in the order " + order;
+            }
             case NODE_PAUSE_SHORT -> {
                 int node = random.nextInt(this.nodes.size());
                 long paused = 20 + random.nextInt(60);

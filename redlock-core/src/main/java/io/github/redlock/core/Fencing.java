@@ -24,9 +24,15 @@ import java.util.concurrent.TimeUnit;
  * down to be decided: read from every other node, or from at least {@code N - quorum + 1} whose own counters
  * were repaired in their current process. With at most {@code N - quorum} nodes down or restarted, a confirming
  * quorum of every earlier grant keeps a node that answers with its counter intact; with more, the node waits.
- * A fresh deployment needs every node reachable once. Not noticed: a counter lost without a restart (a
- * {@code DEL} or {@code FLUSHALL} by hand, eviction under an {@code allkeys-*} policy), and a client whose node
- * timeout is longer than about a second while a node restarts during its confirming round.
+ * A fresh deployment needs every node reachable once.
+ * <p>
+ * A counter that starts again (repaired, or found absent by a raise) starts at least at the node's clock in
+ * microseconds ({@code fence-prelude.lua}), which a counter raised once per grant does not reach. That is the
+ * floor when more than {@code N - quorum} nodes lost their counters (every node restarted empty looks like a
+ * fresh deployment, and the nodes left may answer counters from before the last grants), and after a counter
+ * deleted or evicted without a restart; there, unlike above, tokens rise only as long as no node's clock went
+ * back by more than the time between the two. Not covered: a counter set lower by hand without a restart, and a
+ * client whose node timeout is longer than about a second while a node restarts during its confirming round.
  */
 final class Fencing {
 
@@ -117,8 +123,8 @@ final class Fencing {
                 return CompletableFuture.completedFuture(true);
             }
             return readPeers(index).thenCompose((peers) -> {
-                // No other node has a counter above 0: no grant ever (each raises a quorum's to 1 or more), none to
-                // wait for. A fresh deployment; also the other nodes' first checks by this client, which set 0.
+                // No other node has a counter: no grant to wait for, as far as counters tell. A fresh deployment,
+                // or every node restarted empty: the repair's clock floor keeps tokens rising over the latter.
                 boolean fresh = peers.size() == this.nodes.length - 1 && peers.stream().allMatch((peer) -> peer.value() <= 0);
                 long settleMillis = TimeUnit.SECONDS.toMillis(SETTLE_SECONDS - info.uptimeSeconds());
                 if (fresh || settleMillis <= 0) {
@@ -149,8 +155,9 @@ final class Fencing {
     }
 
     /**
-     * Raises the node's counter to the largest of the other nodes' and marks it as repaired in this process:
-     * from every other node if all answered, else from at least {@code N - quorum + 1} trusted ones.
+     * Raises the node's counter to the largest of the other nodes' (and at least the node's clock, which the
+     * script adds) and marks it as repaired in this process: from every other node if all answered, else from at
+     * least {@code N - quorum + 1} trusted ones.
      */
     private CompletableFuture<Boolean> repair(int index, String runId, List<Counter> answers) {
         int needed = Math.min(this.nodes.length - (this.nodes.length / 2 + 1) + 1, this.nodes.length - 1);

@@ -21,7 +21,7 @@ final class LuaScript {
 
     static final LuaScript ACQUIRE_READ = load("queue-prelude.lua", "acquire-read.lua");
 
-    static final LuaScript ACQUIRE_WRITE = load("queue-prelude.lua", "acquire-write.lua");
+    static final LuaScript ACQUIRE_WRITE = load("queue-prelude.lua", "fence-prelude.lua", "acquire-write.lua");
 
     static final LuaScript RELEASE_READ = load("release-read.lua");
 
@@ -33,13 +33,13 @@ final class LuaScript {
     static final LuaScript ACQUIRE_EXCLUSIVE = load("acquire-exclusive.lua");
 
     /** The exclusive lock's SET NX PX, raising the node's fencing counter where it set the key. */
-    static final LuaScript ACQUIRE_FENCED = load("acquire-fenced.lua");
+    static final LuaScript ACQUIRE_FENCED = load("fence-prelude.lua", "acquire-fenced.lua");
 
     /** The lock on several keys: all of them or none, on each node. */
     static final LuaScript ACQUIRE_MULTI = load("multi-prelude.lua", "acquire-multi.lua");
 
     /** The lock on several keys, raising the node's fencing counter where it set them. */
-    static final LuaScript ACQUIRE_MULTI_FENCED = load("multi-prelude.lua", "acquire-multi-fenced.lua");
+    static final LuaScript ACQUIRE_MULTI_FENCED = load("multi-prelude.lua", "fence-prelude.lua", "acquire-multi-fenced.lua");
 
     /** The release of a lock on several keys: each key that still holds the token. */
     static final LuaScript RELEASE_MULTI = load("release-multi.lua");
@@ -54,7 +54,7 @@ final class LuaScript {
     static final LuaScript CONFIRM_FENCING = load("confirm-fencing.lua");
 
     /** Reads or raises a node's fencing counter, when it (re)connects (called seldom: by body, not loaded). */
-    static final LuaScript FENCING_FLOOR = load("fencing-floor.lua");
+    static final LuaScript FENCING_FLOOR = load("fence-prelude.lua", "fencing-floor.lua");
 
     /** Records the server process a client saw on a node (called seldom: by body, not loaded). */
     static final LuaScript NODE_RECORD = load("node-record.lua");

@@ -1,4 +1,5 @@
--- Exclusive lock on several keys at once with a fencing token, one node: all or none (after multi-prelude.lua).
+-- Exclusive lock on several keys at once with a fencing token, one node: all or none (after multi-prelude.lua and
+-- fence-prelude.lua).
 -- KEYS[1 .. n-1] the lock's keys (distinct, sorted), KEYS[n] the node's fencing counter. Sets every lock key as
 -- acquire-multi.lua does and, where it set them, raises the counter by one. Returns the counter afterwards (at
 -- least 1) when set, else the prelude's refusal.
@@ -7,4 +8,4 @@ if refused then
     return refused
 end
 set_all(#KEYS - 1)
-return redis.call('incr', KEYS[#KEYS])
+return next_fence(KEYS[#KEYS])

@@ -5,7 +5,7 @@
 -- Sets the writer key only when no writer holds it, no reader's entry is live, and no reader queued before
 -- this writer. A refused writer queues, which keeps readers arriving later out until it has had its turn.
 -- With KEYS[6] (the node's fencing counter, when fencing is on), raises it by one where it set the key.
--- Runs after queue-prelude.lua. Returns 1 (or, with KEYS[6], the counter afterwards) when set, else 0.
+-- Runs after queue-prelude.lua and fence-prelude.lua. Returns 1 (or, with KEYS[6], the counter afterwards) when set, else 0.
 local token = ARGV[1]
 local ticket = redis.call('zscore', KEYS[3], token)
 redis.call('zremrangebyscore', KEYS[2], '-inf', now)
@@ -18,6 +18,6 @@ if ticket then
     dequeue(KEYS[3], 'w', token)
 end
 if KEYS[6] then
-    return redis.call('incr', KEYS[6])
+    return next_fence(KEYS[6])
 end
 return 1

@@ -29,6 +29,9 @@ class RedlockFencingTests {
     /** The nodes' fencing counter under the default prefix: the prefix, the byte 0xFF, then its name. */
     private static final String COUNTER = "redlock:\u00FFfencing-counter";
 
+    /** A counter above the clock's floor (the server's time in µs) until the year 2128. */
+    private static final String AHEAD_OF_THE_CLOCK = "5000000000000000";
+
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
@@ -84,8 +87,9 @@ class RedlockFencingTests {
 
     @Test
     void anExpiredLeasesTokenIsBelowItsSuccessorsWhenTheirQuorumsShareOnlyNodesWhoseCountersAreBehind() {
-        // Counters as earlier leases of other keys may have left them: node 2 ahead of nodes 0 and 1.
-        String[] counters = { "5", "3", "7", "0", "0" };
+        // Counters as earlier leases of other keys may have left them: node 2 ahead of nodes 0 and 1. None is 0:
+        // a counter raised to 1 starts again from the clock, which would hide what this test is about.
+        String[] counters = { "5", "3", "7", "1", "1" };
         for (int i = 0; i < 5; i++) {
             this.nodes.put(i, COUNTER, counters[i]);
         }
@@ -106,6 +110,7 @@ class RedlockFencingTests {
 
     @Test
     void aNodeRestartedEmptyBetweenTwoAcquisitionsDoesNotMakeTokensFall() {
+        countersAheadOfTheClock();
         long before = tokensWhileNodesThreeAndFourAreCutOff(this.redlock.get());
         redis.node(2).restart();
         awaitTrue(Duration.ofSeconds(10), () -> this.redlock.get().nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
@@ -118,6 +123,7 @@ class RedlockFencingTests {
     @Test
     void aClientStartedAfterTheRestartDoesNotGetAFallingTokenEither() {
         long before;
+        countersAheadOfTheClock();
         try (Redlock first = fenced(redis.uris())) {
             before = tokensWhileNodesThreeAndFourAreCutOff(first);
         }
@@ -138,6 +144,7 @@ class RedlockFencingTests {
             awaitTrue(Duration.ofSeconds(10), () -> this.redlock.get().nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
             this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ZERO).release();
             this.nodes.save(2); // a low counter, and the mark of the process about to be replaced
+            countersAheadOfTheClock();
             long before = tokensWhileNodesThreeAndFourAreCutOff(this.redlock.get());
             redis.node(2).restart("--dbfilename", "old.rdb");
             assertThat(this.nodes.get(2, COUNTER)).as("the old snapshot's counter").isNotNull();
@@ -155,16 +162,84 @@ class RedlockFencingTests {
     }
 
     /**
-     * The limit of the protection, shown as it is: a counter lost without a restart (deleted by hand, or evicted
-     * under an eviction policy that may evict keys without a ttl) goes unnoticed, as no connection drops.
+     * Every node restarted empty, one after another, faster than a repair settles (a whole fleet redeployed
+     * without persistence; the chaos run's two rolling restarts in a row): no node keeps a counter that the others
+     * could be repaired from, and to the repair they look like a fresh deployment. Tokens must not fall, neither
+     * for the client that saw the restarts nor for one started after them.
      */
     @Test
-    void aCounterDeletedWithoutARestartGoesUnnoticedAndTokensFall() {
+    void everyNodeRestartedEmptyOneAfterAnotherDoesNotMakeTokensFall() {
+        long before = 0;
+        for (int i = 0; i < 20; i++) {
+            try (RedlockLease lease = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+                before = lease.fencingToken();
+            }
+        }
+        for (int i = 0; i < 5; i++) {
+            redis.node(i).restart();
+        }
+        awaitTrue(Duration.ofSeconds(10), () -> allUp(this.redlock.get()));
+        try (RedlockLease after = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+            assertThat(after.fencingToken()).as("the token of the client that saw the restarts").isGreaterThan(before);
+        }
+        try (Redlock later = fenced(redis.uris())) {
+            awaitTrue(Duration.ofSeconds(10), () -> allUp(later));
+            try (RedlockLease after = later.acquire("other", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+                assertThat(after.fencingToken()).as("the token of a client started after them").isGreaterThan(before);
+            }
+        }
+    }
+
+    /**
+     * Every node of the last grant's confirming quorum restarted empty (more than the {@code N - quorum} the
+     * repair from the other nodes covers): the nodes left answer counters from before that grant, and the repair
+     * must not take them for the floor.
+     */
+    @Test
+    void theNodesThatConfirmedTheLastGrantAllRestartedEmptyDoNotMakeTokensFall() {
+        this.nodes.put(3, COUNTER, "1000");
+        this.nodes.put(4, COUNTER, "1000");
+        long before = tokensWhileNodesThreeAndFourAreCutOff(this.redlock.get());
+        for (int i = 0; i < 3; i++) {
+            redis.node(i).restart();
+        }
+        awaitTrue(Duration.ofSeconds(10), () -> allUp(this.redlock.get()));
+        try (RedlockLease after = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+            assertThat(after.fencingToken()).isGreaterThan(before);
+        }
+    }
+
+    /**
+     * A counter lost without a restart (deleted by hand, or evicted under an eviction policy that may evict keys
+     * without a ttl) goes unnoticed by the repair, as no connection drops; it starts again from the node's clock,
+     * above every token given so far.
+     */
+    @Test
+    void aCounterDeletedWithoutARestartStartsAgainFromTheClockSoTokensDoNotFall() {
+        // Nodes 3 and 4 far behind, so that a quorum of nodes 2, 3 and 4 has only node 2 to carry the tokens.
+        this.nodes.put(3, COUNTER, "1");
+        this.nodes.put(4, COUNTER, "1");
         long before = tokensWhileNodesThreeAndFourAreCutOff(this.redlock.get());
         this.nodes.delete(2, COUNTER);
         cutOffNodesZeroAndOne(this.redlock.get());
         try (RedlockLease after = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
-            assertThat(after.fencingToken()).as("the hazard the repair on reconnect prevents").isLessThan(before);
+            assertThat(after.fencingToken()).isGreaterThan(before);
+        }
+    }
+
+    /**
+     * The limit of the protection, shown as it is: a counter set lower by hand, without a restart, goes unnoticed
+     * (no connection drops, and the counter exists).
+     */
+    @Test
+    void aCounterLoweredByHandWithoutARestartGoesUnnoticedAndTokensFall() {
+        long before = tokensWhileNodesThreeAndFourAreCutOff(this.redlock.get());
+        this.nodes.put(2, COUNTER, "1000");
+        this.nodes.put(3, COUNTER, "1000");
+        this.nodes.put(4, COUNTER, "1000");
+        cutOffNodesZeroAndOne(this.redlock.get());
+        try (RedlockLease after = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+            assertThat(after.fencingToken()).as("the hazard of a counter changed by hand").isLessThan(before);
         }
     }
 
@@ -215,6 +290,16 @@ class RedlockFencingTests {
         }
     }
 
+    /**
+     * Puts the counters of nodes 0, 1 and 2 far ahead of the clock (as 10^15 fenced grants would), so that the
+     * clock's floor of a counter that starts again cannot keep tokens from falling: only the repair can.
+     */
+    private void countersAheadOfTheClock() {
+        for (int i = 0; i < 3; i++) {
+            this.nodes.put(i, COUNTER, AHEAD_OF_THE_CLOCK);
+        }
+    }
+
     /** Takes and releases {@code k} twenty times while nodes 3 and 4 are cut off; returns the last token. */
     private long tokensWhileNodesThreeAndFourAreCutOff(Redlock client) {
         redis.node(3).cutOff();
@@ -231,6 +316,10 @@ class RedlockFencingTests {
         awaitTrue(Duration.ofSeconds(10), () -> client.nodeStatuses().get(redis.node(3).hostAndPort()).state() == NodeStatus.State.UP
                 && client.nodeStatuses().get(redis.node(4).hostAndPort()).state() == NodeStatus.State.UP);
         return last;
+    }
+
+    private static boolean allUp(Redlock client) {
+        return client.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP);
     }
 
     private static void cutOffNodesZeroAndOne(Redlock client) {
