@@ -43,6 +43,8 @@ final class FollowUps implements LeaseOperations {
     @Override
     public CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
         this.held.remove(lease);
+        LockObservations observations = this.nodes.observations();
+        LockObservations.Started observation = (observations != null) ? observations.releasing(lease) : null;
         long start = System.nanoTime();
         boolean later = keepMillis > 0;
         LuaScript script = later ? LuaScript.RELEASE_LATER : lease.type().releaseScript();
@@ -61,6 +63,9 @@ final class FollowUps implements LeaseOperations {
             return call;
         }));
         CompletableFuture<Boolean> released = sent.thenCompose(QuorumCall::decision);
+        if (observation != null) {
+            released.whenComplete((done, failure) -> observations.released(observation, sent.getNow(null), done, failure));
+        }
         RedlockObserver observer = this.nodes.observer();
         if (observer != null) {
             released.thenAccept((done) -> observer.released(done, System.nanoTime() - start));
@@ -76,12 +81,15 @@ final class FollowUps implements LeaseOperations {
      * @return a future of the outcome: extended when a quorum of nodes confirmed the key past now
      */
     @Override
-    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis) {
+    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, boolean automatic) {
+        LockObservations observations = this.nodes.observations();
+        LockObservations.Started observation = (observations != null) ? observations.extending(lease, ttlMillis, automatic) : null;
         lease.asked(ttlMillis);
         byte[][] keys = lease.keys().extend();
         byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
         LuaScript script = lease.type().extendScript();
-        return this.nodes.inProgramOrder(() -> extend(script, keys, args, lease.acquisition())).thenCompose((call) -> call.decision().thenApply((reached) -> {
+        CompletableFuture<QuorumCall> sent = this.nodes.inProgramOrder(() -> extend(script, keys, args, lease.acquisition()));
+        CompletableFuture<ExtendOutcome> outcome = sent.thenCompose((call) -> call.decision().thenApply((reached) -> {
             int holding = record(lease.expiries(), call);
             call.allReplies().thenRun(() -> record(lease.expiries(), call)); // late answers count too
             boolean extended = reached && holding >= this.nodes.quorum();
@@ -94,6 +102,10 @@ final class FollowUps implements LeaseOperations {
             }
             return (call.denied() > this.nodes.size() - this.nodes.quorum()) ? ExtendOutcome.REFUSED : ExtendOutcome.NOT_EXTENDED;
         }));
+        if (observation != null) {
+            outcome.whenComplete((done, failure) -> observations.extended(observation, sent.getNow(null), done, failure));
+        }
+        return outcome;
     }
 
     @Override

@@ -1,8 +1,5 @@
 package io.github.redlock.core;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * Calls an application's {@link RedlockObserver} so that its failures never reach the algorithm: an observer
  * is called on I/O threads in the middle of quorum decisions, and an exception there would stall the
@@ -12,12 +9,9 @@ final class GuardedObserver implements RedlockObserver {
 
     private static final System.Logger logger = System.getLogger(GuardedObserver.class.getName());
 
-    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-
     private final RedlockObserver delegate;
 
-    /** When a failure was last logged; 0 before the first. */
-    private final AtomicLong loggedAt = new AtomicLong();
+    private final OncePerMinute failures = new OncePerMinute(logger);
 
     private GuardedObserver(RedlockObserver delegate) {
         this.delegate = delegate;
@@ -69,12 +63,8 @@ final class GuardedObserver implements RedlockObserver {
     }
 
     private void failed(String method, RuntimeException ex) {
-        long now = System.nanoTime();
-        long last = this.loggedAt.get();
-        if ((last == 0 || now - last >= LOG_INTERVAL_NANOS) && this.loggedAt.compareAndSet(last, (now == 0) ? 1 : now)) {
-            logger.log(System.Logger.Level.WARNING, "RedlockObserver " + this.delegate.getClass().getName() + "." + method
-                    + " threw; its failures are ignored (and logged at most once a minute) so that locking goes on", ex);
-        }
+        this.failures.warn(() -> "RedlockObserver " + this.delegate.getClass().getName() + "." + method
+                + " threw; its failures are ignored (and logged at most once a minute) so that locking goes on", ex);
     }
 
 }

@@ -10,6 +10,9 @@ final class LeaseHandle {
 
     private final LockType type;
 
+    /** The lock's key as the caller named it (several keys joined by commas), for observations. */
+    private final String name;
+
     private final LockType.Keys keys;
 
     private final byte[] tokenBytes;
@@ -28,9 +31,10 @@ final class LeaseHandle {
     /** The longest time to live this lease asked any node for: how long a release stays worth sending. */
     private volatile long longestTtlMillis;
 
-    LeaseHandle(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition, NodeExpiries expiries,
+    LeaseHandle(LockType type, String name, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition, NodeExpiries expiries,
             int quorum, long ttlMillis, long fencingToken) {
         this.type = type;
+        this.name = name;
         this.keys = keys;
         this.tokenBytes = tokenBytes;
         this.acquisition = acquisition;
@@ -48,6 +52,10 @@ final class LeaseHandle {
 
     LockType type() {
         return this.type;
+    }
+
+    String name() {
+        return this.name;
     }
 
     LockType.Keys keys() {

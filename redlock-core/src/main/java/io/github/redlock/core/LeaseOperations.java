@@ -14,9 +14,10 @@ interface LeaseOperations {
     /**
      * Asks every node that may hold the lease to keep its key at least {@code ttlMillis} more, and records
      * their answers in the lease's {@link NodeExpiries}.
+     * @param automatic whether the lease's automatic extension asks (for observations)
      * @return a future of what the extension achieved; never completed exceptionally
      */
-    CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis);
+    CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, boolean automatic);
 
     /**
      * Deletes the lease's key on every node where it still holds the lease's token, and stops listing it as held.

@@ -142,7 +142,7 @@ final class LeaseWatch {
             long holdLeft = holdDeadline - now;
             if (holdLeft - validLeft > ttlNanos / 4) {
                 long ttl = Math.min(this.lease.ttlMillis(), TimeUnit.NANOSECONDS.toMillis(holdLeft));
-                this.operations.extend(this.lease, ttl).whenComplete((outcome, failure) -> afterExtension(
+                this.operations.extend(this.lease, ttl, true).whenComplete((outcome, failure) -> afterExtension(
                         (failure != null) ? ExtendOutcome.NOT_EXTENDED : outcome));
                 return;
             }

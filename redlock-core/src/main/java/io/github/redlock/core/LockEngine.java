@@ -276,7 +276,7 @@ final class LockEngine implements Retries.Attempts {
             }
         }
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
-        LeaseHandle handle = new LeaseHandle(type, keys, tokenBytes, acquisition, expiries, this.nodes.quorum(), ttlMillis, fencingToken);
+        LeaseHandle handle = new LeaseHandle(type, key, keys, tokenBytes, acquisition, expiries, this.nodes.quorum(), ttlMillis, fencingToken);
         RedlockLease lease = new RedlockLease(this.followUps, handle, key, token);
         this.held.add(lease);
         return Attempt.acquired(lease);

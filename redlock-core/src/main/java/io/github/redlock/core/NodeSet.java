@@ -36,13 +36,17 @@ final class NodeSet {
 
     private final RedlockObserver observer;
 
+    /** Observations of acquisitions, releases and extensions, or null when the application gave no registry. */
+    private final LockObservations observations;
+
     private final long callBoundNanos;
 
     /**
      * @param observer the application's observer, or null; guarded here so that its failures never reach the algorithm
+     * @param observations the observations of lock operations, or null for none
      */
     NodeSet(RedisNodeClient[] nodes, Timer timer, Executor followUpExecutor, long nodeTimeoutNanos, double clockDriftFactor,
-            RedlockObserver observer) {
+            RedlockObserver observer, LockObservations observations) {
         this.nodes = nodes;
         this.names = new String[nodes.length];
         for (int i = 0; i < nodes.length; i++) {
@@ -55,6 +59,7 @@ final class NodeSet {
         this.timedOut = NodeReply.timedOut(nodeTimeoutNanos);
         this.clockDriftFactor = clockDriftFactor;
         this.observer = GuardedObserver.of(observer);
+        this.observations = observations;
         // Every call is decided by its node timeout; the rest is slack for a heavily loaded host.
         this.callBoundNanos = nodeTimeoutNanos + TimeUnit.SECONDS.toNanos(5);
     }
@@ -83,6 +88,11 @@ final class NodeSet {
     /** The guarded observer, or null. */
     RedlockObserver observer() {
         return this.observer;
+    }
+
+    /** The observations of lock operations, or null when there are none. */
+    LockObservations observations() {
+        return this.observations;
     }
 
     /** Starts a call to every node: the clock and the node timeout start now, before anything is sent. */

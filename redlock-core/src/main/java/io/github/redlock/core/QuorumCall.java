@@ -179,6 +179,21 @@ final class QuorumCall implements TimerTask {
     }
 
     /**
+     * Returns every node's outcome so far, by {@code host:port} in the nodes' order: the outcome's name in lower
+     * case ({@code granted}, {@code denied}, {@code rejected}, {@code timeout}, {@code error}, {@code skipped}),
+     * or {@code pending} for a node that has neither answered nor timed out yet.
+     * @return the outcomes, for observations
+     */
+    Map<String, String> answers() {
+        Map<String, String> answers = new LinkedHashMap<>();
+        for (int i = 0; i < this.nodes.length; i++) {
+            NodeReply reply = this.replies.get(i);
+            answers.put(this.nodes[i], (reply != null) ? reply.outcome().name().toLowerCase(java.util.Locale.ROOT) : "pending");
+        }
+        return answers;
+    }
+
+    /**
      * Returns the nodes that answered no, failed or timed out so far, by {@code host:port}, with their reasons.
      * @return failures in node order
      */

@@ -13,7 +13,9 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.resource.ClientResources;
+import io.micrometer.observation.ObservationRegistry;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
@@ -50,6 +52,9 @@ public final class Redlock implements AutoCloseable {
 
     private final RestartGuard restartGuard;
 
+    /** Observations of acquisitions, or null when the application gave no registry. */
+    private final LockObservations observations;
+
     private volatile boolean closed;
 
     /** Completed when the close is done; set by the first call of {@link #close()}. */
@@ -58,8 +63,10 @@ public final class Redlock implements AutoCloseable {
     /** The thread that runs the close, once it runs. */
     private volatile Thread closingThread;
 
-    Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard) {
+    Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard,
+            LockObservations observations) {
         this.engine = engine;
+        this.observations = observations;
         this.nodes = nodes;
         this.keyPrefix = keyPrefix;
         this.connections = connections;
@@ -475,6 +482,13 @@ public final class Redlock implements AutoCloseable {
         if (this.closed) {
             throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
         }
+        if (this.observations != null) {
+            return this.observations.acquire(lock.type(), lock.key(), ttlMillis, () -> acquire(lock, ttlMillis, waitNanos));
+        }
+        return acquire(lock, ttlMillis, waitNanos);
+    }
+
+    private CompletableFuture<Attempt> acquire(Named lock, long ttlMillis, long waitNanos) {
         if (lock.keys() == null) {
             return this.engine.acquire(lock.type(), lock.key(), this.keyPrefix + lock.key(), ttlMillis, waitNanos);
         }
@@ -550,6 +564,10 @@ public final class Redlock implements AutoCloseable {
         private NodeConnector connector;
 
         private RedlockObserver observer;
+
+        private ObservationRegistry observationRegistry;
+
+        private RedlockObservationConvention observationConvention;
 
         private Builder() {
         }
@@ -659,7 +677,8 @@ public final class Redlock implements AutoCloseable {
          * Gives each exclusive and write lease a fencing token ({@link RedlockLease#fencingToken()}): a number
          * strictly greater than the token of every acquisition of the same key that returned before this one
          * began, without any clock assumption, also after a lease expired unreleased and after a minority of
-         * nodes restarted empty. Storage that accepts a write only with a token above the last one it saw is
+         * nodes restarted empty; beyond that (every node restarted empty), as long as the nodes' clocks did not
+         * go back by more than the time between the two acquisitions. Storage that accepts a write only with a token above the last one it saw is
          * then safe from a holder that paused past its lease. It costs one more parallel round trip per
          * acquisition, and one counter key per node. Default off.
          * @param fencing whether leases carry fencing tokens
@@ -694,6 +713,33 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Observes every acquisition (waiting included), release and extension as a Micrometer {@code Observation}
+         * named {@code redlock.lock}: with Micrometer Tracing, each is a span (a child of the caller's current
+         * observation) with its outcome and what each node answered. Needs {@code io.micrometer:micrometer-observation}
+         * on the classpath (an optional dependency); without a registry nothing is observed and nothing of it is
+         * loaded. See {@link io.github.redlock.core.observation.DefaultRedlockObservationConvention} for the names.
+         * @param observationRegistry the registry, or {@code null} for none
+         * @return this builder
+         */
+        public Builder observationRegistry(ObservationRegistry observationRegistry) {
+            this.observationRegistry = observationRegistry;
+            return this;
+        }
+
+        /**
+         * Replaces the convention of the observations (their names and key values); without one, a global convention
+         * registered on the registry for {@link io.github.redlock.core.observation.RedlockObservationContext}, else the
+         * {@link io.github.redlock.core.observation.DefaultRedlockObservationConvention}. Used only with an
+         * {@link #observationRegistry(ObservationRegistry) observation registry}.
+         * @param observationConvention the convention, or {@code null} for the default
+         * @return this builder
+         */
+        public Builder observationConvention(RedlockObservationConvention observationConvention) {
+            this.observationConvention = observationConvention;
+            return this;
+        }
+
+        /**
          * Opens node connections through the given connector instead of a Lettuce client of the
          * {@code Redlock}'s own; the connector's client must have {@link NodeConnector#clientOptions(Duration)
          * the options Redlock relies on}. For integrations such as the Spring Boot starter.
@@ -719,8 +765,11 @@ public final class Redlock implements AutoCloseable {
                     .map((uri) -> new RedisNodeClient(connections.connector(), uri, connections.scheduler()))
                     .toArray(RedisNodeClient[]::new);
             connections.connectAll(clients, this.nodeTimeout);
+            // Created only with a registry: without one, no class of the optional Micrometer dependency is loaded.
+            LockObservations observations = (this.observationRegistry != null)
+                    ? new LockObservations(this.observationRegistry, this.observationConvention, clients.length / 2 + 1) : null;
             NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
-                    this.clockDriftFactor, this.observer);
+                    this.clockDriftFactor, this.observer, observations);
             Fencing fencing = this.fencing ? new Fencing(clients, this.keyPrefix) : null;
             ReleaseMessages messages = new ReleaseMessages(settings.uris(), connections.connector(), ForkJoinPool.commonPool(),
                     connections.scheduler());
@@ -729,7 +778,7 @@ public final class Redlock implements AutoCloseable {
             RestartGuard guard = new RestartGuard(clients, this.keyPrefix, this.restartQuarantine, this.maxTtl.toMillis(),
                     nodeSet.drift(this.maxTtl.toNanos()), fencing, connections.scheduler());
             guard.start(Math.max(this.nodeTimeout.toMillis(), 1000) + 1000); // reachable nodes are checked when build() returns
-            return new Redlock(engine, clients, this.keyPrefix, connections, guard);
+            return new Redlock(engine, clients, this.keyPrefix, connections, guard, observations);
         }
 
         private NodeConnections.Settings validate() {

@@ -195,7 +195,7 @@ public final class RedlockLease implements AutoCloseable {
             markLost(EXPIRED_BEFORE_EXTENSION);
             return false;
         }
-        ExtendOutcome outcome = Futures.await(this.operations.extend(this.handle, ttlMillis), this.operations.callBoundNanos(),
+        ExtendOutcome outcome = Futures.await(this.operations.extend(this.handle, ttlMillis, false), this.operations.callBoundNanos(),
                 () -> ExtendOutcome.NOT_EXTENDED);
         if (outcome == ExtendOutcome.REFUSED) {
             markLost(LeaseWatch.MAJORITY_GONE);

@@ -199,7 +199,7 @@ final class Retries implements Runnable {
             this.result.completeExceptionally(failure);
         }
         else if (attempt.lease() != null) {
-            if (!this.result.complete(attempt)) {
+            if (!this.result.complete(attempt.afterAttempts(this.attempts))) {
                 attempt.lease().releaseAsync(); // the caller gave up meanwhile, or the lock was closed
             }
         }

@@ -9,6 +9,8 @@ import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockClientResources;
 import io.github.redlock.core.RedlockObserver;
+import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -31,6 +33,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@link EnableAutoConfiguration Auto-configuration} of a {@link Redlock} over the nodes of
  * {@code redlock.nodes} (or a {@link RedlockConnectionDetails} bean), and of the aspect behind
  * {@link io.github.redlock.annotation.Redlocked @Redlocked}. {@code redlock.enabled=false} switches it off.
+ * With an {@link ObservationRegistry} bean (Actuator defines one), acquisitions, releases and extensions are
+ * observed, with a {@link RedlockObservationConvention} bean as their convention when there is one.
  */
 @AutoConfiguration
 @ConditionalOnClass({ Redlock.class, LettuceConnectionFactory.class })
@@ -69,7 +73,8 @@ public final class RedlockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Redlock redlock(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
-            RedlockConnectionFactories connections, ObjectProvider<RedlockObserver> observer) {
+            RedlockConnectionFactories connections, ObjectProvider<RedlockObserver> observer,
+            ObjectProvider<ObservationRegistry> observationRegistry, ObjectProvider<RedlockObservationConvention> observationConvention) {
         List<String> nodes = connectionDetails.getNodes();
         try {
             Redlock redlock = Redlock.builder()
@@ -85,6 +90,8 @@ public final class RedlockAutoConfiguration {
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
                     .observer(RedlockObservers.of(observer.orderedStream().toList()))
+                    .observationRegistry(observationRegistry.getIfUnique())
+                    .observationConvention(observationConvention.getIfUnique())
                     .build();
             warnAboutNodeCount(nodes.size());
             return redlock;

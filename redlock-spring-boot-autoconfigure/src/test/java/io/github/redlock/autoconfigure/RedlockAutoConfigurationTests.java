@@ -13,7 +13,11 @@ import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockClientResources;
 import io.github.redlock.core.RedlockLease;
+import io.github.redlock.core.observation.DefaultRedlockObservationConvention;
+import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.github.redlock.test.RedisNodesExtension;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -65,6 +69,52 @@ class RedlockAutoConfigurationTests {
             }
             assertThat(lease.release()).isTrue();
         });
+    }
+
+    @Test
+    void observesLockOperationsWithTheApplicationsObservationRegistry() {
+        this.runner.withPropertyValues(nodes(redis.uris())).withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .run((context) -> {
+                    context.getBean(Redlock.class).acquire("observed", Duration.ofSeconds(10), Duration.ZERO).release();
+                    TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+                    awaitObservations(registry, DefaultRedlockObservationConvention.NAME, 2);
+                    assertThat(registry).hasAnObservationWithAKeyValue("redlock.operation", "acquire")
+                            .hasAnObservationWithAKeyValue("redlock.operation", "release");
+                });
+    }
+
+    @Test
+    void usesTheApplicationsObservationConvention() {
+        RedlockObservationConvention renamed = new DefaultRedlockObservationConvention() {
+
+            @Override
+            public String getName() {
+                return "app.lock";
+            }
+
+        };
+        this.runner.withPropertyValues(nodes(redis.uris())).withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .withBean(RedlockObservationConvention.class, () -> renamed).run((context) -> {
+                    context.getBean(Redlock.class).acquire("observed", Duration.ofSeconds(10), Duration.ZERO).release();
+                    awaitObservations((TestObservationRegistry) context.getBean(ObservationRegistry.class), "app.lock", 2);
+                });
+    }
+
+    /** Waits until the registry saw {@code count} observations of that name: they stop on I/O threads. */
+    private static void awaitObservations(TestObservationRegistry registry, String name, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (true) {
+            try {
+                assertThat(registry).hasNumberOfObservationsWithNameEqualTo(name, count);
+                return;
+            }
+            catch (AssertionError ex) {
+                if (System.nanoTime() > deadline) {
+                    throw ex;
+                }
+                Thread.sleep(10);
+            }
+        }
     }
 
     @Test

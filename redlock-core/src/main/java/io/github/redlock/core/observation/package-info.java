@@ -1,0 +1,6 @@
+/**
+ * Micrometer observations of lock operations (acquire, release, extend), for tracing: the context, the
+ * replaceable convention and its default. Active only when an {@code ObservationRegistry} is given to
+ * {@code Redlock.builder().observationRegistry(…)}; {@code micrometer-observation} is an optional dependency.
+ */
+package io.github.redlock.core.observation;
