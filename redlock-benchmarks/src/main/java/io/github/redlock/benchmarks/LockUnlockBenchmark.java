@@ -7,6 +7,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.Redlock;
 import io.github.redlock.test.RedisNodes;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -33,7 +36,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code @Redlocked} method in a minimal Spring Boot application), {@code redissonRedlock} (Redisson's
  * RedissonRedLock over five clients) and {@code redissonSingle} (a Redisson RLock on one node); {@code fenced}
  * is {@code redlock} with fencing tokens on (a second, confirming round per acquisition), on a second client
- * of the same nodes.
+ * of the same nodes; {@code observed} is {@code redlock} with every acquisition and release observed as a
+ * Micrometer observation recorded as meters (the {@code DefaultMeterObservationHandler} an application with
+ * Actuator has), on a third client.
  * {@code contention}: {@code uncontended} gives each thread its own key, {@code contended} makes all threads
  * fight for 8 keys. Run {@code -t N} for N threads.
  */
@@ -58,6 +63,8 @@ public class LockUnlockBenchmark {
 
     private Redlock fencedRedlock;
 
+    private Redlock observedRedlock;
+
     private ProtocolFloor floor;
 
     private ConfigurableApplicationContext spring;
@@ -71,6 +78,9 @@ public class LockUnlockBenchmark {
         this.redis = RedisNodes.start(5);
         this.redlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(NODE_TIMEOUT).build();
         this.fencedRedlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(NODE_TIMEOUT).fencing(true).build();
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(new SimpleMeterRegistry()));
+        this.observedRedlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(NODE_TIMEOUT).observationRegistry(observations).build();
         this.floor = new ProtocolFloor(this.redis.uris(), NODE_TIMEOUT);
         this.spring = new SpringApplicationBuilder(AnnotatedService.Application.class).web(WebApplicationType.NONE)
                 .logStartupInfo(false)
@@ -90,6 +100,7 @@ public class LockUnlockBenchmark {
         this.spring.close();
         this.floor.close();
         this.fencedRedlock.close();
+        this.observedRedlock.close();
         this.redlock.close();
         this.redis.close();
     }
@@ -129,6 +140,11 @@ public class LockUnlockBenchmark {
     public boolean fenced(Keys keys) {
         return this.fencedRedlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.fencingToken() > 0 && lease.release())
                 .orElse(false);
+    }
+
+    @Benchmark
+    public boolean observed(Keys keys) {
+        return this.observedRedlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
     }
 
     @Benchmark

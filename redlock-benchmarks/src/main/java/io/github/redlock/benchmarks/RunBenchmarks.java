@@ -32,7 +32,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  */
 public final class RunBenchmarks {
 
-    private static final List<String> ORDER = List.of("floor", "redlock", "fenced", "read", "write", "annotated", "redissonRedlock",
+    private static final List<String> ORDER = List.of("floor", "redlock", "fenced", "observed", "read", "write", "annotated", "redissonRedlock",
             "redissonSingle");
 
     private RunBenchmarks() {

@@ -52,16 +52,25 @@ final class FollowUps implements LeaseOperations {
         byte[][] args = later ? new byte[][] { lease.tokenBytes(), Long.toString(keepMillis).getBytes(StandardCharsets.US_ASCII) }
                 : lease.keys().releaseArgs(lease.tokenBytes());
         long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());
-        // Tracked before a hop to another thread, so that a close waits for the release to be sent.
-        CompletableFuture<QuorumCall> sent = this.work.track(this.nodes.inProgramOrder(() -> {
-            QuorumCall call = release(script, keys, args, lease.acquisition(), owedUntil);
-            // Waiters in this JVM go at once, without the round trip of the release message; their attempts
-            // are sent after the release on every connection.
-            for (byte[] channel : later ? new byte[0][] : lease.keys().channels()) {
-                this.messages.wakeLocal(channel, lease.tokenBytes());
+        CompletableFuture<QuorumCall> sent;
+        try {
+            // Tracked before a hop to another thread, so that a close waits for the release to be sent.
+            sent = this.work.track(this.nodes.inProgramOrder(() -> {
+                QuorumCall call = release(script, keys, args, lease.acquisition(), owedUntil);
+                // Waiters in this JVM go at once, without the round trip of the release message; their attempts
+                // are sent after the release on every connection.
+                for (byte[] channel : later ? new byte[0][] : lease.keys().channels()) {
+                    this.messages.wakeLocal(channel, lease.tokenBytes());
+                }
+                return call;
+            }));
+        }
+        catch (RuntimeException ex) {
+            if (observation != null) {
+                observations.released(observation, null, false, ex); // nothing was sent: its keys expire with their ttl
             }
-            return call;
-        }));
+            throw ex;
+        }
         CompletableFuture<Boolean> released = sent.thenCompose(QuorumCall::decision);
         if (observation != null) {
             released.whenComplete((done, failure) -> observations.released(observation, sent.getNow(null), done, failure));
@@ -88,7 +97,16 @@ final class FollowUps implements LeaseOperations {
         byte[][] keys = lease.keys().extend();
         byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
         LuaScript script = lease.type().extendScript();
-        CompletableFuture<QuorumCall> sent = this.nodes.inProgramOrder(() -> extend(script, keys, args, lease.acquisition()));
+        CompletableFuture<QuorumCall> sent;
+        try {
+            sent = this.nodes.inProgramOrder(() -> extend(script, keys, args, lease.acquisition()));
+        }
+        catch (RuntimeException ex) {
+            if (observation != null) {
+                observations.extended(observation, null, null, ex);
+            }
+            throw ex;
+        }
         CompletableFuture<ExtendOutcome> outcome = sent.thenCompose((call) -> call.decision().thenApply((reached) -> {
             int holding = record(lease.expiries(), call);
             call.allReplies().thenRun(() -> record(lease.expiries(), call)); // late answers count too

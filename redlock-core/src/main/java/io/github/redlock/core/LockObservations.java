@@ -31,6 +31,10 @@ final class LockObservations {
 
     private static final RedlockObservationConvention DEFAULT_CONVENTION = new DefaultRedlockObservationConvention();
 
+    /** Each lock type's mode, as the context names it, by ordinal. */
+    private static final String[] MODES = java.util.Arrays.stream(LockType.values()).map((type) -> type.name().toLowerCase(Locale.ROOT))
+            .toArray(String[]::new);
+
     private final ObservationRegistry registry;
 
     /** The application's convention, or null for the registry's global one or the default. */
@@ -108,8 +112,8 @@ final class LockObservations {
 
     private Started start(Operation operation, LockType type, String key, long ttlMillis, boolean automatic) {
         try {
-            RedlockObservationContext context = new RedlockObservationContext(operation, key, type.name().toLowerCase(Locale.ROOT),
-                    Duration.ofMillis(ttlMillis), automatic);
+            RedlockObservationContext context = new RedlockObservationContext(operation, key, MODES[type.ordinal()], Duration.ofMillis(ttlMillis),
+                    automatic);
             context.setQuorum(this.quorum);
             Observation observation = Observation.createNotStarted(this.convention, DEFAULT_CONVENTION, () -> context, this.registry);
             return new Started(observation.start(), context);

@@ -16,6 +16,8 @@ import io.github.redlock.core.RedlockLease;
 import io.github.redlock.core.observation.DefaultRedlockObservationConvention;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.github.redlock.test.RedisNodesExtension;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.Test;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -98,6 +101,45 @@ class RedlockAutoConfigurationTests {
                     context.getBean(Redlock.class).acquire("observed", Duration.ofSeconds(10), Duration.ZERO).release();
                     awaitObservations((TestObservationRegistry) context.getBean(ObservationRegistry.class), "app.lock", 2);
                 });
+    }
+
+    @Test
+    void bootsObservationPropertiesSwitchTheObservationsOff() {
+        ApplicationContextRunner withBootsRegistry = new ApplicationContextRunner().withConfiguration(
+                AutoConfigurations.of(ObservationAutoConfiguration.class, RedlockAutoConfiguration.class))
+                .withPropertyValues(nodes(redis.uris())).withBean(StoppedObservations.class, StoppedObservations::new);
+        withBootsRegistry.run((context) -> {
+            context.getBean(Redlock.class).acquire("observed", Duration.ofSeconds(10), Duration.ZERO).release();
+            StoppedObservations stopped = context.getBean(StoppedObservations.class);
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (stopped.names.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(stopped.names).as("observed through Boot's registry").containsExactly("redlock.lock", "redlock.lock");
+        });
+        withBootsRegistry.withPropertyValues("management.observations.enable.redlock=false").run((context) -> {
+            Redlock redlock = context.getBean(Redlock.class);
+            redlock.acquire("observed", Duration.ofSeconds(10), Duration.ZERO).release();
+            Thread.sleep(500); // time for observations to stop on I/O threads, as they did within it above
+            assertThat(context.getBean(StoppedObservations.class).names).isEmpty();
+        });
+    }
+
+    /** An observation handler bean, which Boot's registry applies: collects the names of stopped observations. */
+    static final class StoppedObservations implements ObservationHandler<Observation.Context> {
+
+        final List<String> names = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onStop(Observation.Context context) {
+            this.names.add(context.getName());
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+
     }
 
     /** Waits until the registry saw {@code count} observations of that name: they stop on I/O threads. */
