@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * floor when more than {@code N - quorum} nodes lost their counters (every node restarted empty looks like a
  * fresh deployment, and the nodes left may answer counters from before the last grants), and after a counter
  * deleted or evicted without a restart; there, unlike above, tokens rise only as long as no node's clock went
- * back by more than the time between the two. Not covered: a counter set lower by hand without a restart, and a
+ * back by more than the time between the two (the floor is the largest clock of the nodes that answered the
+ * repair, so a node whose clock runs ahead lifts the others while it answers). Not covered: a counter set lower by hand without a restart, and a
  * client whose node timeout is longer than about a second while a node restarts during its confirming round.
  */
 final class Fencing {
@@ -167,7 +168,10 @@ final class Fencing {
         if (basis.size() < needed) {
             return CompletableFuture.completedFuture(false);
         }
-        long floor = Math.max(0, basis.stream().mapToLong(Counter::value).max().orElse(0));
+        // Every answer's clock too, not only this node's: a node whose clock runs ahead may have given the last
+        // tokens before every counter was lost, and the others' clocks would then be below them.
+        long clocks = answers.stream().mapToLong(Counter::clock).max().orElse(0);
+        long floor = Math.max(Math.max(0, basis.stream().mapToLong(Counter::value).max().orElse(0)), clocks);
         byte[][] keys = { this.counterKey, this.markKey };
         return this.nodes[index].call(LuaScript.FENCING_FLOOR, keys, ascii(runId), ascii(Long.toString(floor)))
                 .orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
@@ -185,10 +189,10 @@ final class Fencing {
     }
 
     /**
-     * A node's counter as read: its value (-1 when absent), the run_id of the process that repaired it, and
-     * whether it may be trusted (its mark is its current run_id).
+     * A node's counter as read: its value (-1 when absent), the run_id of the process that repaired it, whether
+     * it may be trusted (its mark is its current run_id), and the node's clock in µs when it was read (0 unknown).
      */
-    private record Counter(long value, String mark, boolean trusted) {
+    private record Counter(long value, String mark, boolean trusted, long clock) {
 
         static Counter of(Object reply) {
             if (!(reply instanceof List<?> parts) || parts.size() < 2) {
@@ -196,7 +200,8 @@ final class Fencing {
             }
             Object mark = parts.get(1);
             String text = (mark instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(mark);
-            return new Counter(((Number) parts.get(0)).longValue(), text, true);
+            long clock = (parts.size() > 2) ? ((Number) parts.get(2)).longValue() : 0;
+            return new Counter(((Number) parts.get(0)).longValue(), text, true, clock);
         }
 
         boolean markedBy(String runId) {
@@ -204,7 +209,7 @@ final class Fencing {
         }
 
         Counter untrusted() {
-            return new Counter(this.value, this.mark, false);
+            return new Counter(this.value, this.mark, false, this.clock);
         }
 
     }

@@ -12,6 +12,7 @@ import io.github.redlock.core.observation.DefaultRedlockObservationConvention;
 import io.github.redlock.core.observation.RedlockObservationContext;
 import io.github.redlock.core.observation.RedlockObservationContext.Operation;
 import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -46,7 +47,7 @@ final class LockObservations {
 
     LockObservations(ObservationRegistry registry, RedlockObservationConvention convention, int quorum) {
         this.registry = registry;
-        this.convention = convention;
+        this.convention = (convention != null) ? new GuardedConvention(convention, this.failures) : null;
         this.quorum = quorum;
     }
 
@@ -81,7 +82,7 @@ final class LockObservations {
     /** Stops a release's observation with its outcome. */
     void released(Started started, QuorumCall call, Boolean released, Throwable failure) {
         stop(started, (context) -> {
-            context.setOutcome(Boolean.TRUE.equals(released) ? "released" : "not-held");
+            context.setOutcome((released == null) ? outcome(failure) : released ? "released" : "not-held");
             if (call != null) {
                 answered(context, call);
             }
@@ -99,7 +100,7 @@ final class LockObservations {
     /** Stops an extension's observation with its outcome. */
     void extended(Started started, QuorumCall call, ExtendOutcome outcome, Throwable failure) {
         stop(started, (context) -> {
-            context.setOutcome((outcome == null) ? "error" : switch (outcome) {
+            context.setOutcome((outcome == null) ? outcome(failure) : switch (outcome) {
                 case EXTENDED -> "extended";
                 case REFUSED -> "refused";
                 case NOT_EXTENDED -> "failed";
@@ -111,38 +112,64 @@ final class LockObservations {
     }
 
     private Started start(Operation operation, LockType type, String key, long ttlMillis, boolean automatic) {
+        Observation observation = null;
         try {
             RedlockObservationContext context = new RedlockObservationContext(operation, key, MODES[type.ordinal()], Duration.ofMillis(ttlMillis),
                     automatic);
             context.setQuorum(this.quorum);
-            Observation observation = Observation.createNotStarted(this.convention, DEFAULT_CONVENTION, () -> context, this.registry);
+            observation = Observation.createNotStarted(this.convention, DEFAULT_CONVENTION, () -> context, this.registry);
+            if (observation.isNoop()) {
+                return null; // switched off (e.g. management.observations.enable.redlock=false): nothing to fill in
+            }
             return new Started(observation.start(), context);
         }
-        catch (RuntimeException ex) {
+        catch (RuntimeException | LinkageError ex) {
             failed(ex);
+            if (observation != null) {
+                // A handler threw while the observation started: those before it started and must be stopped.
+                stopQuietly(observation);
+            }
             return null;
         }
     }
 
+    /**
+     * Stops an observation, each step on its own so that a step that throws never keeps the next from running:
+     * the outcome, the error, then the stop, which must always be reached (handlers hold state until then).
+     */
     private void stop(Started started, Consumer<RedlockObservationContext> outcome, Throwable failure) {
         if (started == null) {
             return;
         }
         try {
             outcome.accept(started.context());
-            if (failure != null) {
+        }
+        catch (RuntimeException | LinkageError ex) {
+            failed(ex);
+        }
+        if (failure != null) {
+            try {
                 started.observation().error(failure);
             }
-            started.observation().stop();
+            catch (RuntimeException | LinkageError ex) {
+                failed(ex);
+            }
         }
-        catch (RuntimeException ex) {
+        stopQuietly(started.observation());
+    }
+
+    private void stopQuietly(Observation observation) {
+        try {
+            observation.stop();
+        }
+        catch (RuntimeException | LinkageError ex) {
             failed(ex);
         }
     }
 
     private static void acquired(RedlockObservationContext context, Attempt attempt, Throwable failure) {
         if (failure != null) {
-            context.setOutcome((unwrap(failure) instanceof CancellationException) ? "cancelled" : "error");
+            context.setOutcome(outcome(failure));
             return;
         }
         context.setAttempts(attempt.attempts());
@@ -165,6 +192,11 @@ final class LockObservations {
         context.setAgreed(call.granted());
     }
 
+    /** The outcome of an operation that ended without a result: cancelled by its caller, or an error. */
+    private static String outcome(Throwable failure) {
+        return (unwrap(failure) instanceof CancellationException) ? "cancelled" : "error";
+    }
+
     /** The failure to record as the observation's error: none for a caller's cancellation, which is no error. */
     private static Throwable failure(Throwable failure) {
         Throwable cause = unwrap(failure);
@@ -175,9 +207,62 @@ final class LockObservations {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 
-    private void failed(RuntimeException ex) {
+    private void failed(Throwable ex) {
         this.failures.warn(() -> "An observation handler or convention of the ObservationRegistry threw; the lock goes on without "
                 + "that observation (failures are logged at most once a minute)", ex);
+    }
+
+    /**
+     * The application's convention, called so that a failure of its own falls back to the default convention's
+     * answer: a convention that throws when an observation stops would otherwise keep every handler from stopping.
+     */
+    private static final class GuardedConvention implements RedlockObservationConvention {
+
+        private final RedlockObservationConvention delegate;
+
+        private final OncePerMinute failures;
+
+        GuardedConvention(RedlockObservationConvention delegate, OncePerMinute failures) {
+            this.delegate = delegate;
+            this.failures = failures;
+        }
+
+        @Override
+        public String getName() {
+            return guarded(this.delegate::getName, DEFAULT_CONVENTION::getName);
+        }
+
+        @Override
+        public String getContextualName(RedlockObservationContext context) {
+            return guarded(() -> this.delegate.getContextualName(context), () -> DEFAULT_CONVENTION.getContextualName(context));
+        }
+
+        @Override
+        public KeyValues getLowCardinalityKeyValues(RedlockObservationContext context) {
+            return guarded(() -> this.delegate.getLowCardinalityKeyValues(context), () -> DEFAULT_CONVENTION.getLowCardinalityKeyValues(context));
+        }
+
+        @Override
+        public KeyValues getHighCardinalityKeyValues(RedlockObservationContext context) {
+            return guarded(() -> this.delegate.getHighCardinalityKeyValues(context), () -> DEFAULT_CONVENTION.getHighCardinalityKeyValues(context));
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return context instanceof RedlockObservationContext;
+        }
+
+        private <T> T guarded(Supplier<T> call, Supplier<T> fallback) {
+            try {
+                return call.get();
+            }
+            catch (RuntimeException | LinkageError ex) {
+                this.failures.warn(() -> "The RedlockObservationConvention " + this.delegate.getClass().getName() + " threw; "
+                        + "the default convention's answer is used instead (failures are logged at most once a minute)", ex);
+                return fallback.get();
+            }
+        }
+
     }
 
     /** An observation under way and its context. */

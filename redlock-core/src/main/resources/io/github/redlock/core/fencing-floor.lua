@@ -1,6 +1,6 @@
 -- A node's fencing counter KEYS[1] and its repair mark KEYS[2] (the run_id of the server process whose counter
 -- was last repaired; a restart, even from an old snapshot, changes the run_id). Runs after fence-prelude.lua.
--- Without ARGV: returns { counter or -1 when absent, mark or '' }.
+-- Without ARGV: returns { counter or -1 when absent, mark or '', the server's clock in µs (clock_floor) }.
 -- With ARGV[1] (the node's run_id, as the client read it on this connection) and ARGV[2] (a floor): raises the
 -- counter to at least the floor and at least the server's clock in µs (clock_floor: the floor that still holds
 -- when every node lost its counter), never lowers it, sets the mark, and returns { counter, mark }.
@@ -17,4 +17,7 @@ if ARGV[2] then
     end
     redis.call('set', KEYS[2], ARGV[1])
 end
-return { tonumber(counter or '-1'), redis.call('get', KEYS[2]) or '' }
+if ARGV[2] then
+    return { tonumber(counter or '-1'), redis.call('get', KEYS[2]) or '' }
+end
+return { tonumber(counter or '-1'), redis.call('get', KEYS[2]) or '', tonumber(clock_floor()) }

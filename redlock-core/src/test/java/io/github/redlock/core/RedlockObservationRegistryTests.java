@@ -255,6 +255,85 @@ class RedlockObservationRegistryTests {
         }
     }
 
+    /**
+     * Handlers hold state from start to stop (a meter handler's timer sample, a tracer's span): each observation
+     * that a handler saw start must reach its stop, also when another handler throws on start or on error, and
+     * when the application's convention throws while the observation stops.
+     */
+    @Test
+    void everyObservationAHandlerSawStartReachesItsStopWhateverThrows() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+            @Override
+            public void onStart(Observation.Context context) {
+                open.incrementAndGet();
+                started.incrementAndGet();
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                open.decrementAndGet();
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+
+        });
+        registry.observationConfig().observationHandler(new ObservationHandler<RedlockObservationContext>() {
+
+            @Override
+            public void onStart(RedlockObservationContext context) {
+                if (context.getOperation() == Operation.RELEASE) {
+                    throw new IllegalStateException("handler broken on the start of a release");
+                }
+            }
+
+            @Override
+            public void onError(RedlockObservationContext context) {
+                throw new IllegalStateException("handler broken on error");
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return context instanceof RedlockObservationContext;
+            }
+
+        });
+        DefaultRedlockObservationConvention brokenOnStop = new DefaultRedlockObservationConvention() {
+
+            @Override
+            public KeyValues getHighCardinalityKeyValues(RedlockObservationContext context) {
+                if (context.getOperation() == Operation.EXTEND && !context.getOutcome().equals("unknown")) {
+                    throw new IllegalStateException("convention broken when an extension stops");
+                }
+                return super.getHighCardinalityKeyValues(context);
+            }
+
+        };
+        Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).observationRegistry(registry).observationConvention(brokenOnStop).build();
+        try {
+            RedlockLease lease = redlock.acquire("broken", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
+            assertThat(lease.release()).isTrue();
+            RedlockLease holder = redlock.acquire("broken", Duration.ofSeconds(10), Duration.ZERO);
+            CompletableFuture<Optional<RedlockLease>> waiter = redlock.tryAcquireAsync("broken", Duration.ofSeconds(10), Duration.ofSeconds(30));
+            awaitTrue(Duration.ofSeconds(5), () -> this.inspector.get().channels(0).size() == 1); // waiting
+            redlock.close(); // the waiter's acquisition ends in an error
+            assertThat(waiter).failsWithin(Duration.ofSeconds(10));
+            assertThat(holder.isValid()).isFalse();
+        }
+        finally {
+            redlock.close();
+        }
+        awaitTrue(Duration.ofSeconds(5), () -> open.get() == 0);
+        assertThat(started.get()).as("acquire, extend, release, acquire, acquire").isEqualTo(5);
+    }
+
     private RedlockObservationContext awaitStopped(Operation operation) {
         awaitTrue(Duration.ofSeconds(5), () -> this.stopped.stream().anyMatch((context) -> context.getOperation() == operation));
         return this.stopped.stream().filter((context) -> context.getOperation() == operation).findFirst().orElseThrow();

@@ -99,10 +99,12 @@ public class RedlockObservationContext extends Observation.Context {
     }
 
     /**
-     * Returns what came of the operation: {@code acquired}, {@code failed} (not acquired within the wait time),
-     * {@code cancelled} or {@code error} for an acquisition; {@code released} or {@code not-held} (a quorum no
-     * longer held it) for a release; {@code extended}, {@code failed} or {@code refused} (a majority said the key
-     * is no longer the lease's: it is lost) for an extension; {@code unknown} until then.
+     * Returns what came of the operation: {@code acquired} or {@code failed} (not acquired within the wait time)
+     * for an acquisition; {@code released} or {@code not-held} (a quorum no longer held it) for a release;
+     * {@code extended}, {@code failed} or {@code refused} (a majority said the key is no longer the lease's: it is
+     * lost) for an extension; for any of them {@code cancelled} (the caller gave up, e.g. cancelled a future or was
+     * interrupted) or {@code error} (it could not be carried out, e.g. the lock was closed); {@code unknown} until
+     * then.
      * @return the outcome
      */
     public String getOutcome() {
