@@ -1,12 +1,9 @@
 package io.github.redlock.chaos;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.github.redlock.core.NodeStatus;
 import io.github.redlock.core.Redlock;
@@ -17,8 +14,6 @@ import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,49 +27,35 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FencingClockSkewTests {
 
-    private final List<RedisNode> nodes = new ArrayList<>();
-
-    @AfterEach
-    void stopNodes() {
-        this.nodes.forEach(RedisNode::close);
-    }
-
     @Test
     void afterEveryCounterWasLostAQuorumOfSlowerClocksDoesNotGiveTokensBelowTheFastOnes(@TempDir Path directory) throws Exception {
-        Path faketime = ChaosRun.faketime().orElse(null);
-        Assumptions.assumeTrue(faketime != null, "libfaketime is not installed (apt-get install libfaketime)");
-        Path clock = directory.resolve("clock-offset");
-        Files.writeString(clock, "+3600s\n");
-        for (int i = 0; i < 4; i++) {
-            this.nodes.add(RedisNode.start());
-        }
-        this.nodes.add(RedisNode.startShipped(Map.of("LD_PRELOAD", faketime.toString(), "FAKETIME_TIMESTAMP_FILE", clock.toString(),
-                "FAKETIME_NO_CACHE", "1")));
-        List<String> uris = this.nodes.stream().map(RedisNode::uri).toList();
-        try (Redlock redlock = Redlock.builder().nodes(uris).nodeTimeout(Duration.ofSeconds(2)).fencing(true)
-                .restartQuarantine(RestartQuarantine.NEVER).build()) {
-            long before = 0;
-            for (int i = 0; i < 5; i++) {
-                try (RedlockLease lease = redlock.acquire("skew", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
-                    before = lease.fencingToken();
+        try (FakedClockNodes nodes = FakedClockNodes.start(directory, "+3600s")) {
+            List<String> uris = nodes.uris();
+            try (Redlock redlock = Redlock.builder().nodes(uris).nodeTimeout(Duration.ofSeconds(2)).fencing(true)
+                    .restartQuarantine(RestartQuarantine.NEVER).build()) {
+                long before = 0;
+                for (int i = 0; i < 5; i++) {
+                    try (RedlockLease lease = redlock.acquire("skew", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
+                        before = lease.fencingToken();
+                    }
                 }
-            }
-            // Every counter lost at once (to the repair, a fresh deployment), then nodes 0 to 3 reconnect and are
-            // repaired while node 4, an hour ahead, answers with no counter: as after a restart of every node, without
-            // the race of which node comes back first.
-            for (RedisNode node : this.nodes) {
-                forgetCounter(node);
-            }
-            for (int i = 0; i < 4; i++) {
-                dropClients(this.nodes.get(i));
-            }
-            awaitAllUp(redlock);
-            this.nodes.get(4).cutOff(); // a quorum of the four slower clocks decides from now on
-            try (RedlockLease after = redlock.acquire("skew", Duration.ofSeconds(10), Duration.ofSeconds(10))) {
-                assertThat(after.fencingToken()).as("token after every counter was lost, given by slower clocks").isGreaterThan(before);
-            }
-            finally {
-                this.nodes.get(4).heal();
+                // Every counter lost at once (to the repair, a fresh deployment), then nodes 0 to 3 reconnect and are
+                // repaired while node 4, an hour ahead, answers with no counter: as after a restart of every node, without
+                // the race of which node comes back first.
+                for (RedisNode node : nodes.all()) {
+                    forgetCounter(node);
+                }
+                for (int i = 0; i < 4; i++) {
+                    dropClients(nodes.node(i));
+                }
+                awaitAllUp(redlock);
+                nodes.node(4).cutOff(); // a quorum of the four slower clocks decides from now on
+                try (RedlockLease after = redlock.acquire("skew", Duration.ofSeconds(10), Duration.ofSeconds(10))) {
+                    assertThat(after.fencingToken()).as("token after every counter was lost, given by slower clocks").isGreaterThan(before);
+                }
+                finally {
+                    nodes.node(4).heal();
+                }
             }
         }
     }
