@@ -51,7 +51,10 @@ final class Fencing {
 
     private final byte[] counterKey;
 
-    /** The run_id of the server process whose counter was last repaired: the prefix, 0xFF, {@code fencing-mark}. */
+    /**
+     * The run_id of the server process whose counter was last repaired, and the counter that repair left, as
+     * {@code "<run_id> <counter>"}: the prefix, 0xFF, {@code fencing-mark}.
+     */
     private final byte[] markKey;
 
     Fencing(RedisNodeClient[] nodes, String keyPrefix) {
@@ -124,9 +127,9 @@ final class Fencing {
                 return CompletableFuture.completedFuture(true);
             }
             return readPeers(index).thenCompose((peers) -> {
-                // No other node has a counter: no grant to wait for, as far as counters tell. A fresh deployment,
-                // or every node restarted empty: the repair's clock floor keeps tokens rising over the latter.
-                boolean fresh = peers.size() == this.nodes.length - 1 && peers.stream().allMatch((peer) -> peer.value() <= 0);
+                // No other node saw a grant (no counter, or one still as its repair left it): none to wait for. A
+                // fresh deployment, or every node restarted empty: the repair's clock floor keeps tokens rising.
+                boolean fresh = peers.size() == this.nodes.length - 1 && peers.stream().allMatch(Counter::sawNoGrant);
                 long settleMillis = TimeUnit.SECONDS.toMillis(SETTLE_SECONDS - info.uptimeSeconds());
                 if (fresh || settleMillis <= 0) {
                     return repair(index, info.runId(), peers);
@@ -189,10 +192,11 @@ final class Fencing {
     }
 
     /**
-     * A node's counter as read: its value (-1 when absent), the run_id of the process that repaired it, whether
-     * it may be trusted (its mark is its current run_id), and the node's clock in µs when it was read (0 unknown).
+     * A node's counter as read: its value (-1 when absent), the run_id of the process that repaired it and the
+     * value that repair left (-1 unknown), whether it may be trusted (its mark is its current run_id), and the
+     * node's clock in µs when it was read (0 unknown).
      */
-    private record Counter(long value, String mark, boolean trusted, long clock) {
+    private record Counter(long value, String runId, long repaired, boolean trusted, long clock) {
 
         static Counter of(Object reply) {
             if (!(reply instanceof List<?> parts) || parts.size() < 2) {
@@ -200,16 +204,27 @@ final class Fencing {
             }
             Object mark = parts.get(1);
             String text = (mark instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(mark);
+            int space = text.indexOf(' ');
+            String runId = (space < 0) ? text : text.substring(0, space);
+            long repaired = (space < 0) ? -1 : Long.parseLong(text.substring(space + 1));
             long clock = (parts.size() > 2) ? ((Number) parts.get(2)).longValue() : 0;
-            return new Counter(((Number) parts.get(0)).longValue(), text, true, clock);
+            return new Counter(((Number) parts.get(0)).longValue(), runId, repaired, true, clock);
         }
 
         boolean markedBy(String runId) {
-            return this.value >= 0 && this.mark.equals(runId);
+            return this.value >= 0 && this.runId.equals(runId);
+        }
+
+        /**
+         * Whether the node's counter shows no grant: none, zero, or still what its last repair set (each grant
+         * raises the counters of a quorum above it).
+         */
+        boolean sawNoGrant() {
+            return this.value <= 0 || this.value == this.repaired;
         }
 
         Counter untrusted() {
-            return new Counter(this.value, this.mark, false, this.clock);
+            return new Counter(this.value, this.runId, this.repaired, false, this.clock);
         }
 
     }

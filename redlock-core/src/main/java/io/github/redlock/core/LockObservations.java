@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +34,7 @@ final class LockObservations {
     private static final RedlockObservationConvention DEFAULT_CONVENTION = new DefaultRedlockObservationConvention();
 
     /** Each lock type's mode, as the context names it, by ordinal. */
-    private static final String[] MODES = java.util.Arrays.stream(LockType.values()).map((type) -> type.name().toLowerCase(Locale.ROOT))
+    private static final String[] MODES = Arrays.stream(LockType.values()).map((type) -> type.name().toLowerCase(Locale.ROOT))
             .toArray(String[]::new);
 
     private final ObservationRegistry registry;

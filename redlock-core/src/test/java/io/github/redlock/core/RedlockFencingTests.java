@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.RedisClientExtension;
+import io.github.redlock.test.RedisNodes;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -240,6 +241,25 @@ class RedlockFencingTests {
         cutOffNodesZeroAndOne(this.redlock.get());
         try (RedlockLease after = this.redlock.get().acquire("k", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
             assertThat(after.fencingToken()).as("the hazard of a counter changed by hand").isLessThan(before);
+        }
+    }
+
+    /**
+     * Nodes that no grant ever reached (a fresh deployment) vote as soon as they were checked: the repair waits
+     * two seconds of a node's uptime only for grants that may have been under way when it went down, and a
+     * counter that a repair itself started from the clock is no sign of one. (A node still waiting when other
+     * nodes go away afterwards cannot be repaired from enough of them, and does not vote.)
+     */
+    @Test
+    void aNodeRestartedBeforeAnyGrantVotesWithoutWaitingForGrantsToSettle() {
+        try (RedisNodes fresh = RedisNodes.start(5); Redlock redlock = fenced(fresh.uris())) {
+            assertThat(redlock.nodeStatuses().values()).as("right after build(), on nodes up for less than two seconds")
+                    .allSatisfy((status) -> assertThat(status.state()).isEqualTo(NodeStatus.State.UP));
+            fresh.node(4).restart();
+            long restarted = System.nanoTime();
+            awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeStatuses().get(fresh.node(4).hostAndPort()).state() == NodeStatus.State.UP);
+            assertThat(TestSupport.millisSince(restarted)).as("ms until the restarted node votes; waiting to settle takes 2,000")
+                    .isLessThan(1_500);
         }
     }
 
