@@ -3,14 +3,15 @@ package io.github.redlock.core;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * Callers in this JVM that wait for the same exclusive lock, in arrival order: only the first of each line
  * contends in Redis; the others wait for their turn without sending anything, so that a hot key costs one
  * remote attempt per handoff rather than one per waiting thread. A caller's turn comes when the one before it
- * leaves the line: acquired (it then holds the lock, and the next one's attempt learns when to try again, or
- * is woken by the release), gave up, or was cancelled. A line holds at most {@link #MAX_WAITING} callers
- * behind its first; more contend on their own, as without a line.
+ * leaves the line: acquired (the next one is told the lease, and waits for its release in this JVM rather than
+ * be refused by the nodes while it is held), gave up, or was cancelled. A line holds at most
+ * {@link #MAX_WAITING} callers behind its first; more contend on their own, as without a line.
  */
 final class LocalLines {
 
@@ -18,6 +19,10 @@ final class LocalLines {
     static final int MAX_WAITING = 4_096;
 
     private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+
+    /** A caller in a line: told, when its turn comes, the lease the caller before it obtained, or null. */
+    interface Waiter extends Consumer<RedlockLease> {
+    }
 
     private final Executor turns;
 
@@ -31,10 +36,10 @@ final class LocalLines {
 
     /**
      * Joins the line of a lock.
-     * @return {@link Place#FIRST} (contend now), {@link Place#WAITING} ({@code waiter} runs when its turn
+     * @return {@link Place#FIRST} (contend now), {@link Place#WAITING} ({@code waiter} is called when its turn
      * comes), or {@link Place#UNLINED} (the line is full: contend now, outside it)
      */
-    Place join(String key, Runnable waiter) {
+    Place join(String key, Waiter waiter) {
         Place[] place = new Place[1];
         this.lines.compute(key, (name, line) -> {
             if (line == null) {
@@ -52,9 +57,12 @@ final class LocalLines {
         return place[0];
     }
 
-    /** Leaves the line of a lock (whatever the place in it); if the caller was first, the next one's turn comes. */
-    void leave(String key, Runnable waiter) {
-        Runnable[] next = new Runnable[1];
+    /**
+     * Leaves the line of a lock (whatever the place in it); if the caller was first, the next one's turn comes.
+     * @param held the lease the leaving caller obtained, or null (it gave up, failed or was cancelled)
+     */
+    void leave(String key, Waiter waiter, RedlockLease held) {
+        Waiter[] next = new Waiter[1];
         this.lines.computeIfPresent(key, (name, line) -> {
             if (line.first != waiter) {
                 line.behind.remove(waiter);
@@ -68,7 +76,8 @@ final class LocalLines {
             return line;
         });
         if (next[0] != null) {
-            this.turns.execute(next[0]);
+            Waiter turn = next[0];
+            this.turns.execute(() -> turn.accept(held));
         }
     }
 
@@ -89,11 +98,11 @@ final class LocalLines {
     /** One lock's line; changed only inside the map's compute functions, so one change at a time. */
     private static final class Line {
 
-        private Runnable first;
+        private Waiter first;
 
-        private final ArrayDeque<Runnable> behind = new ArrayDeque<>();
+        private final ArrayDeque<Waiter> behind = new ArrayDeque<>();
 
-        Line(Runnable first) {
+        Line(Waiter first) {
             this.first = first;
         }
 

@@ -176,7 +176,7 @@ final class LockEngine implements Retries.Attempts {
             retries.start();
             return result;
         }
-        result.whenComplete((attempt, failure) -> this.lines.leave(lineKey, retries.turn));
+        result.whenComplete((attempt, failure) -> this.lines.leave(lineKey, retries.turn, (failure == null) ? attempt.lease() : null));
         if (place == LocalLines.Place.FIRST) {
             retries.start();
         }

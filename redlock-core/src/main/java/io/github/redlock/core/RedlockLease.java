@@ -365,6 +365,11 @@ public final class RedlockLease implements AutoCloseable {
         return this.release.get() != null;
     }
 
+    /** Whether the lease was released (or its release began) or lost. */
+    boolean ended() {
+        return released() || this.lostBecause != null;
+    }
+
     private void markLost(String reason) {
         if (released() || !LOST_BECAUSE.compareAndSet(this, null, reason)) {
             return; // released first, or lost already: reported once

@@ -95,8 +95,8 @@ final class Retries implements Runnable {
     /** The token of the last release in this JVM that woke this caller: the nodes' messages of it are ignored. */
     private volatile ByteBuffer lastLocalRelease;
 
-    /** What the local line runs when this caller's turn comes; one instance, as the line knows it by identity. */
-    final Runnable turn = this::yourTurn;
+    /** What the local line calls when this caller's turn comes; one instance, as the line knows it by identity. */
+    final LocalLines.Waiter turn = this::yourTurn;
 
     Retries(Attempts engine, LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos, boolean waiting,
             CompletableFuture<Attempt> result) {
@@ -126,14 +126,52 @@ final class Retries implements Runnable {
         }
     }
 
-    /** The callers before this one in the local line are gone: contend now (on a thread that is not an I/O thread). */
-    private void yourTurn() {
+    /**
+     * The callers before this one in the local line are gone (on a thread that is not an I/O thread): contend
+     * now, or, when the one before got the lock, once it is released.
+     * @param before the lease the caller before this one obtained, or null
+     */
+    private void yourTurn(RedlockLease before) {
         if (System.nanoTime() - this.deadlineNanos >= 0) {
             outOfTime();
+        }
+        else if (before != null) {
+            startBehind(before);
         }
         else {
             start();
         }
+    }
+
+    /**
+     * Starts the attempts of a caller whose predecessor in the local line holds the lock: rather than be refused
+     * by the nodes while it is held (an attempt and its clean-up on every node, for nothing), it waits for the
+     * release in this JVM, which wakes it at once (its attempt then follows the release on every connection),
+     * or for the end of the holder's validity should it never come (lost, or a holder that hangs), whichever is
+     * first. It listens before it looks at the holder, so that a release in between is not missed.
+     */
+    private void startBehind(RedlockLease holder) {
+        if (!this.started.compareAndSet(false, true)) {
+            return;
+        }
+        ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channels(), this::wake);
+        this.subscription = subscription;
+        this.result.whenComplete((attempt, failure) -> subscription.close());
+        this.phase.set(WAITING);
+        long remaining = this.deadlineNanos - System.nanoTime();
+        long holderLeft = holder.remainingValidity().toNanos();
+        if (holder.ended() || holderLeft <= 0 || remaining <= 0) {
+            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+                run();
+            }
+            return;
+        }
+        long delay = Math.min(holderLeft + TimeUnit.MILLISECONDS.toNanos(1), remaining);
+        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
+            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
+                run();
+            }
+        });
     }
 
     /** The wait time ended while this caller still waited in the local line, without an attempt of its own. */

@@ -160,6 +160,33 @@ class RedlockWaitingTests {
         }
     }
 
+    /**
+     * A waiter whose turn in the local line comes because the caller before it got the lock waits for that lease's
+     * release in this JVM, instead of an attempt (and its clean-up) that every node would refuse while it is held.
+     */
+    @Test
+    void aLocalWaiterBehindALocalHolderSendsNothingUntilItsRelease() {
+        Redlock local = this.waiter.get();
+        RedlockLease first = local.acquire("relay", Duration.ofSeconds(30), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> second = local.tryAcquireAsync("relay", Duration.ofSeconds(30), Duration.ofSeconds(20));
+        CompletableFuture<Optional<RedlockLease>> third = local.tryAcquireAsync("relay", Duration.ofSeconds(30), Duration.ofSeconds(20));
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).size() == 1); // the second was refused, and waits
+        this.nodes.resetStats();
+        first.release();
+        RedlockLease secondLease = second.join().orElseThrow();
+        sleep(500); // the third's turn came when the second got the lock: it must stay silent while the lock is held
+        long[] calls = this.nodes.scriptCalls();
+        for (int node = 0; node < 5; node++) {
+            assertThat(calls[node]).as("scripts on node %d: the first's release and the second's attempt, nothing of the third's", node)
+                    .isLessThanOrEqualTo(2);
+        }
+        long released = System.nanoTime();
+        secondLease.release();
+        RedlockLease thirdLease = third.join().orElseThrow();
+        assertThat(millisSince(released)).as("ms from the release to the next local grant, retry delay 2 s").isLessThan(500);
+        thirdLease.release();
+    }
+
     @Test
     void aWaiterDoesNotSpinWhileTheHolderKeepsTheLockOnABareQuorum() {
         RedlockLease held = this.holder.get().acquire("bare", Duration.ofSeconds(30), Duration.ZERO);
