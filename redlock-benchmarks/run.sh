@@ -3,7 +3,8 @@
 # allocation per operation, each with its ratio to the protocol floor measured in the same run. It also
 # writes the table (docs/benchmarks/results.md) and the chart of p50 ratios (docs/benchmarks/latency.svg)
 # that the README shows.
-# Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 25 minutes for the default set)
+# Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 30 minutes for the default set, with
+# the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./mvnw -B -q -pl redlock-benchmarks -am package -DskipTests

@@ -25,12 +25,16 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 /**
  * Runs the benchmark set and prints one table: for each contender, contention and thread count, throughput,
  * p50 and p99 latency, allocation per operation, and the ratios of throughput and p50 to {@code floor}
- * measured in the same run. Arguments: the thread counts, e.g. {@code 1,16,64} (the default), and
- * optionally a directory in which to write the table as Markdown ({@code results.md}) and the chart of p50
- * ratios as SVG ({@code latency.svg}), for the README. {@code --chart-only <directory>} draws the chart again
- * from the directory's {@code results.md}, without running anything.
+ * measured in the same run; then the hot-key handoff ({@link HandoffBenchmark}) at 8 and 32 threads, with each
+ * contender's ratio to Redisson's {@code RLock}. Arguments: the thread counts, e.g. {@code 1,16,64} (the default),
+ * and optionally a directory in which to write the tables as Markdown ({@code results.md}, {@code handoff.md})
+ * and the charts as SVG ({@code latency.svg}, {@code handoff.svg}), for the README. {@code --chart-only
+ * <directory>} draws the charts again from the directory's tables, without running anything.
  */
 public final class RunBenchmarks {
+
+    /** The thread counts of the hot-key handoff runs. */
+    private static final int[] HANDOFF_THREADS = { 8, 32 };
 
     private static final List<String> ORDER = List.of("floor", "redlock", "fenced", "observed", "read", "write", "annotated", "redissonRedlock",
             "redissonSingle");
@@ -47,6 +51,7 @@ public final class RunBenchmarks {
     public static void main(String[] args) throws RunnerException, IOException {
         if (args.length == 2 && args[0].equals("--chart-only")) {
             redrawChart(Path.of(args[1]));
+            redrawHandoffChart(Path.of(args[1]));
             return;
         }
         int[] threads = Arrays.stream(((args.length > 0) ? args[0] : "1,16,64").split(",")).mapToInt(Integer::parseInt).toArray();
@@ -55,10 +60,17 @@ public final class RunBenchmarks {
             results.addAll(run(LockUnlockBenchmark.class.getSimpleName(), count));
         }
         results.addAll(run(PausedNodeBenchmark.class.getSimpleName(), 1));
+        List<RunResult> handoff = new ArrayList<>();
+        for (int count : HANDOFF_THREADS) {
+            handoff.addAll(new Runner(new OptionsBuilder().include(HandoffBenchmark.class.getSimpleName() + "\\.").threads(count).build()).run());
+        }
         List<Row> rows = rows(results);
         String table = table(rows);
+        String handoffTable = handoffTable(handoff);
         System.out.println();
         System.out.print(table);
+        System.out.println();
+        System.out.print(handoffTable);
         if (args.length > 1) {
             Path directory = Path.of(args[1]);
             Files.createDirectories(directory);
@@ -72,7 +84,10 @@ public final class RunBenchmarks {
                 chart.add(row.group, row.method, row.p50, (floor != null) ? row.p50 / floor.p50 : Double.NaN);
             }
             Files.writeString(directory.resolve("latency.svg"), chart.toSvg());
-            System.out.println("Wrote " + directory.resolve("results.md") + " and " + directory.resolve("latency.svg"));
+            Files.writeString(directory.resolve("handoff.md"), "<!-- " + when + " -->\n" + handoffTable);
+            redrawHandoffChart(directory);
+            System.out.println("Wrote " + directory.resolve("results.md") + ", " + directory.resolve("latency.svg") + ", "
+                    + directory.resolve("handoff.md") + " and " + directory.resolve("handoff.svg"));
         }
     }
 
@@ -89,6 +104,40 @@ public final class RunBenchmarks {
         }
         Files.writeString(directory.resolve("latency.svg"), chart.toSvg());
         System.out.println("Wrote " + directory.resolve("latency.svg"));
+    }
+
+    /** Draws the handoff chart from a directory's {@code handoff.md}. */
+    private static void redrawHandoffChart(Path directory) throws IOException {
+        Path table = directory.resolve("handoff.md");
+        if (!Files.exists(table)) {
+            return;
+        }
+        List<String> lines = Files.readAllLines(table);
+        HandoffChart chart = new HandoffChart(lines.get(0).replace("<!--", "").replace("-->", "").trim());
+        for (String line : lines.subList(3, lines.size())) {
+            String[] cells = line.split("\\|");
+            if (cells.length >= 4) {
+                chart.add(Integer.parseInt(cells[1].trim()), cells[2].trim(), Double.parseDouble(cells[3].trim()));
+            }
+        }
+        Files.writeString(directory.resolve("handoff.svg"), chart.toSvg());
+        System.out.println("Wrote " + directory.resolve("handoff.svg"));
+    }
+
+    /** The handoff runs as Markdown: per thread count and contender, acquisitions/s and the ratio to RLock's. */
+    private static String handoffTable(List<RunResult> results) {
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| %7s | %-15s | %14s | %8s |%n|--------:|-----------------|"
+                + "---------------:|---------:|%n", "threads", "contender", "acquisitions/s", "× RLock"));
+        for (RunResult result : results) {
+            int threads = result.getParams().getThreads();
+            double reference = results.stream().filter((other) -> other.getParams().getThreads() == threads
+                    && other.getParams().getBenchmark().endsWith("." + HandoffChart.REFERENCE))
+                    .mapToDouble((other) -> other.getPrimaryResult().getScore()).findFirst().orElse(Double.NaN);
+            String method = result.getParams().getBenchmark().substring(result.getParams().getBenchmark().lastIndexOf('.') + 1);
+            double score = result.getPrimaryResult().getScore();
+            table.append(String.format(Locale.ROOT, "| %7d | %-15s | %14.0f | %8.2f |%n", threads, method, score, score / reference));
+        }
+        return table.toString();
     }
 
     private static Collection<RunResult> run(String benchmark, int threads) throws RunnerException {
