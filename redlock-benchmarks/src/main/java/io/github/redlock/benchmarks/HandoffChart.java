@@ -50,12 +50,10 @@ final class HandoffChart {
         int plotWidth = WIDTH - LABEL_WIDTH - 200;
         int height = TOP + this.bars.size() * ROW_HEIGHT + groups.size() * 26 + 20;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">%n", WIDTH, height));
-        svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
+        svg.append(Svg.open(WIDTH, height));
         svg.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">Hot-key handoff: acquisitions per second of one "
                 + "key (threads wait up to 5 s, hold 1 ms, pause 10 ms; longer is better)</text>\n");
-        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"42\" fill=\"#555\">%s</text>%n", escape(this.subtitle)));
+        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"42\" fill=\"#555\">%s</text>%n", Svg.escape(this.subtitle)));
         svg.append("<rect x=\"10\" y=\"50\" width=\"10\" height=\"10\" fill=\"#2e7d32\"/><text x=\"24\" y=\"59\" fill=\"#333\">"
                 + "this starter (5 nodes)</text>\n<rect x=\"170\" y=\"50\" width=\"10\" height=\"10\" fill=\"#c62828\"/>"
                 + "<text x=\"184\" y=\"59\" fill=\"#333\">Redisson (RLock: one node; RedissonRedLock: 5 nodes)</text>\n");
@@ -72,7 +70,7 @@ final class HandoffChart {
                 double width = bar.perSecond() / max * plotWidth;
                 String colour = bar.method().equals("redlock") ? "#2e7d32" : "#c62828";
                 svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n", LABEL_WIDTH - 8,
-                        y + BAR_HEIGHT - 4, escape(bar.method())));
+                        y + BAR_HEIGHT - 4, Svg.escape(bar.method())));
                 svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n", LABEL_WIDTH, y,
                         width, BAR_HEIGHT, colour));
                 String ratio = Double.isNaN(reference) ? "" : String.format(Locale.ROOT, " (%.2f× RLock)", bar.perSecond() / reference);
@@ -84,10 +82,6 @@ final class HandoffChart {
         }
         svg.append("</svg>\n");
         return svg.toString();
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 
     private record Bar(int threads, String method, double perSecond) {

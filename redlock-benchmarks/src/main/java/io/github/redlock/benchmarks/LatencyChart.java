@@ -55,17 +55,15 @@ final class LatencyChart {
         List<String> groups = this.bars.stream().map(Bar::group).distinct().toList();
         int height = TOP + this.bars.size() * ROW_HEIGHT + groups.size() * 26 + 40;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">%n", WIDTH, height));
-        svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
+        svg.append(Svg.open(WIDTH, height));
         svg.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">p50 latency of lock + unlock, as a multiple "
                 + "of the protocol floor (left of 1× is faster, log scale)</text>\n");
-        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"42\" fill=\"#555\">%s</text>%n", escape(this.subtitle)));
+        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"42\" fill=\"#555\">%s</text>%n", Svg.escape(this.subtitle)));
         String[][] legend = { { "#2e7d32", "this starter" }, { "#c62828", "Redisson" }, { "#9e9e9e", "floor: the protocol's commands on raw Lettuce (1×)" } };
         int legendX = 10;
         for (String[] entry : legend) {
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"50\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                    + "<text x=\"%d\" y=\"59\" fill=\"#333\">%s</text>%n", legendX, entry[0], legendX + 14, escape(entry[1])));
+                    + "<text x=\"%d\" y=\"59\" fill=\"#333\">%s</text>%n", legendX, entry[0], legendX + 14, Svg.escape(entry[1])));
             legendX += 24 + entry[1].length() * 7;
         }
         int axisBottom = height - 30;
@@ -86,7 +84,7 @@ final class LatencyChart {
         int y = TOP;
         for (String group : groups) {
             svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s</text>%n", y + 10,
-                    escape(group)));
+                    Svg.escape(group)));
             y += 22;
             for (Bar bar : this.bars) {
                 if (!bar.group().equals(group)) {
@@ -95,7 +93,7 @@ final class LatencyChart {
                 double end = plotLeft + (Math.log10(bar.ratio()) - minLog) / (maxLog - minLog) * plotWidth;
                 String colour = bar.method().equals("floor") ? "#9e9e9e" : OURS.contains(bar.method()) ? "#2e7d32" : "#c62828";
                 svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
-                        plotLeft - 8, y + BAR_HEIGHT - 3, escape(bar.method())));
+                        plotLeft - 8, y + BAR_HEIGHT - 3, Svg.escape(bar.method())));
                 if (!bar.method().equals("floor")) { // the floor is the 1× line itself
                     // From the floor line to the ratio: right when slower than the floor, left when faster.
                     svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
@@ -129,10 +127,6 @@ final class LatencyChart {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
         return String.format(Locale.ROOT, (value >= 10) ? "%.1f" : "%.2f", value);
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 
     private record Bar(String group, String method, double p50Micros, double ratio) {
