@@ -150,12 +150,25 @@ final class NodeInspector implements AutoCloseable {
 
     /** How many times each node ran EVAL or EVALSHA since {@link #resetStats()}, in node order. */
     long[] scriptCalls() {
+        return calls("cmdstat_evalsha:", "cmdstat_eval:");
+    }
+
+    /**
+     * How many times each node ran a script by its SHA (EVALSHA) since {@link #resetStats()}, in node order: the
+     * lock's own commands, without the restart check's seldom bookkeeping, which runs scripts by their body (EVAL)
+     * whenever a client connects or refreshes its records of the nodes.
+     */
+    long[] lockScriptCalls() {
+        return calls("cmdstat_evalsha:");
+    }
+
+    private long[] calls(String... commands) {
         long[] calls = new long[this.uris.size()];
         for (int i = 0; i < calls.length; i++) {
             try (StatefulRedisConnection<String, String> connection = connect(i)) {
                 String stats = connection.sync().info("commandstats");
                 for (String line : stats.split("\r?\n")) {
-                    if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                    if (java.util.Arrays.stream(commands).anyMatch(line::startsWith)) {
                         String calledPart = line.substring(line.indexOf("calls=") + 6);
                         calls[i] += Long.parseLong(calledPart.substring(0, calledPart.indexOf(',')));
                     }

@@ -175,7 +175,7 @@ class RedlockWaitingTests {
         first.release();
         RedlockLease secondLease = second.join().orElseThrow();
         sleep(500); // the third's turn came when the second got the lock: it must stay silent while the lock is held
-        long[] calls = this.nodes.scriptCalls();
+        long[] calls = this.nodes.lockScriptCalls();
         for (int node = 0; node < 5; node++) {
             assertThat(calls[node]).as("scripts on node %d: the first's release and the second's attempt, nothing of the third's", node)
                     .isLessThanOrEqualTo(2);
