@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
@@ -95,6 +96,12 @@ final class Retries implements Runnable {
     /** The token of the last release in this JVM that woke this caller: the nodes' messages of it are ignored. */
     private volatile ByteBuffer lastLocalRelease;
 
+    /**
+     * While this caller waits for a local predecessor's lease ({@link #startBehind}): that lease's token; other
+     * releases are ignored, as they are older ones (their nodes' messages may still arrive). Null otherwise.
+     */
+    private volatile ByteBuffer awaitedRelease;
+
     /** What the local line calls when this caller's turn comes; one instance, as the line knows it by identity. */
     final LocalLines.Waiter turn = this::yourTurn;
 
@@ -154,6 +161,7 @@ final class Retries implements Runnable {
         if (!this.started.compareAndSet(false, true)) {
             return;
         }
+        this.awaitedRelease = ByteBuffer.wrap(holder.token().getBytes(StandardCharsets.US_ASCII));
         ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channels(), this::wake);
         this.subscription = subscription;
         this.result.whenComplete((attempt, failure) -> subscription.close());
@@ -192,6 +200,10 @@ final class Retries implements Runnable {
         if (released.equals(this.lastLocalRelease)) {
             return; // a node's message of a local release, or the same release of another of a multi-key lock's keys
         }
+        ByteBuffer awaited = this.awaitedRelease;
+        if (awaited != null && !awaited.equals(released)) {
+            return; // a release before the one awaited, e.g. a node's late message of the predecessor's predecessor
+        }
         if (inOrder) {
             this.lastLocalRelease = released;
         }
@@ -203,6 +215,7 @@ final class Retries implements Runnable {
 
     @Override
     public void run() {
+        this.awaitedRelease = null; // from the first attempt on, every release may be the one that frees the lock
         if (this.result.isDone()) {
             return; // cancelled by the caller
         }
