@@ -3,8 +3,9 @@ package io.github.redlock.sample.leader;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.integration.RedlockLockRegistry;
@@ -48,7 +49,13 @@ public class OutboxRelay implements Candidate {
 
     private final TaskScheduler scheduler;
 
-    /** The leadership this instance holds, null while it follows; guarded by {@code this}. */
+    /** Guards {@link #term}; a lock rather than {@code synchronized}, which would pin a virtual thread that waits. */
+    private final ReentrantLock guard = new ReentrantLock();
+
+    /** Signalled when this instance steps down. */
+    private final Condition steppedDown = this.guard.newCondition();
+
+    /** The leadership this instance holds, null while it follows; guarded by {@link #guard}. */
     private Term term;
 
     OutboxRelay(RedlockLockRegistry locks, TaskScheduler scheduler) {
@@ -68,22 +75,34 @@ public class OutboxRelay implements Candidate {
 
     /** Starts relaying, stamped with the epoch of the lease that made this instance the leader. */
     @Override
-    public synchronized void onGranted(Context context) {
+    public void onGranted(Context context) {
         long epoch = this.locks.lease(ROLE).map(RedlockLease::fencingToken)
                 .orElseThrow(() -> new IllegalStateException("Granted the leadership without holding its lock"));
-        ScheduledFuture<?> task = this.scheduler.scheduleAtFixedRate(() -> relay(epoch), PERIOD);
-        this.term = new Term(epoch, task);
+        this.guard.lock();
+        try {
+            ScheduledFuture<?> task = this.scheduler.scheduleAtFixedRate(() -> relay(epoch), PERIOD);
+            this.term = new Term(epoch, task);
+        }
+        finally {
+            this.guard.unlock();
+        }
         logger.info("Instance " + this.id + " leads with epoch " + epoch + ": relaying the outbox");
     }
 
     /** Stops relaying. */
     @Override
-    public synchronized void onRevoked(Context context) {
-        if (this.term != null) {
-            this.term.task().cancel(true);
-            logger.info("Instance " + this.id + " no longer leads (epoch " + this.term.epoch() + "): relay stopped");
-            this.term = null;
-            notifyAll();
+    public void onRevoked(Context context) {
+        this.guard.lock();
+        try {
+            if (this.term != null) {
+                this.term.task().cancel(true);
+                logger.info("Instance " + this.id + " no longer leads (epoch " + this.term.epoch() + "): relay stopped");
+                this.term = null;
+                this.steppedDown.signalAll();
+            }
+        }
+        finally {
+            this.guard.unlock();
         }
     }
 
@@ -91,9 +110,15 @@ public class OutboxRelay implements Candidate {
      * Returns what this instance is doing.
      * @return its id and process, whether it leads, its epoch when it does, and how many times the relay ran here
      */
-    public synchronized Status status() {
-        return new Status(this.id, ProcessHandle.current().pid(), this.term != null,
-                (this.term != null) ? this.term.epoch() : null, this.runs.get());
+    public Status status() {
+        this.guard.lock();
+        try {
+            return new Status(this.id, ProcessHandle.current().pid(), this.term != null,
+                    (this.term != null) ? this.term.epoch() : null, this.runs.get());
+        }
+        finally {
+            this.guard.unlock();
+        }
     }
 
     /**
@@ -104,16 +129,21 @@ public class OutboxRelay implements Candidate {
      * @throws InterruptedException if interrupted while waiting
      */
     @PreDestroy
-    synchronized void awaitStepDown() throws InterruptedException {
-        long deadline = System.nanoTime() + STEP_DOWN_TIMEOUT.toNanos();
-        while (this.term != null) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                logger.warn("Instance " + this.id + " still leads " + STEP_DOWN_TIMEOUT.toSeconds()
-                        + " s after the stop: its lease will expire with its ttl");
-                return;
+    void awaitStepDown() throws InterruptedException {
+        long left = STEP_DOWN_TIMEOUT.toNanos();
+        this.guard.lock();
+        try {
+            while (this.term != null) {
+                if (left <= 0) {
+                    logger.warn("Instance " + this.id + " still leads " + STEP_DOWN_TIMEOUT.toSeconds()
+                            + " s after the stop: its lease will expire with its ttl");
+                    return;
+                }
+                left = this.steppedDown.awaitNanos(left);
             }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        finally {
+            this.guard.unlock();
         }
     }
 
