@@ -6,7 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The leases of one {@link Redlock} not released yet (they may have expired meanwhile), and whether the lock
- * was closed. Leases whose holders never released them are dropped once there are many.
+ * was closed. Leases whose holders never released them are dropped once there are many. The newest exclusive
+ * lease of each key is also found by its key ({@link #holderOf}), so that a caller of this JVM that would wait
+ * for it can wait for its release instead of asking the nodes, which would refuse it while it is valid.
  */
 final class HeldLeases {
 
@@ -15,17 +17,37 @@ final class HeldLeases {
 
     private final Map<LeaseHandle, RedlockLease> leases = new ConcurrentHashMap<>();
 
+    /** The newest exclusive lease of each key (as the caller named it) among {@link #leases}. */
+    private final Map<String, RedlockLease> exclusive = new ConcurrentHashMap<>();
+
     private volatile boolean closed;
 
     void add(RedlockLease lease) {
         this.leases.put(lease.handle(), lease);
+        if (lease.handle().type() == LockType.EXCLUSIVE) {
+            this.exclusive.put(lease.key(), lease);
+        }
         if (this.leases.size() > PURGE_THRESHOLD) {
             this.leases.values().removeIf((stale) -> !stale.isValid());
+            this.exclusive.values().removeIf((stale) -> !stale.isValid());
         }
     }
 
     void remove(LeaseHandle lease) {
-        this.leases.remove(lease);
+        RedlockLease removed = this.leases.remove(lease);
+        if (removed != null && lease.type() == LockType.EXCLUSIVE) {
+            this.exclusive.remove(removed.key(), removed);
+        }
+    }
+
+    /**
+     * The exclusive lease of a key that this lock holds, not released and still valid (a quorum of nodes holds its
+     * key, so an attempt would be refused until its release or the end of its validity), or null.
+     * @param key the key as the caller named it
+     */
+    RedlockLease holderOf(String key) {
+        RedlockLease lease = this.exclusive.get(key);
+        return (lease != null && !lease.ended() && lease.isValid()) ? lease : null;
     }
 
     List<RedlockLease> snapshot() {

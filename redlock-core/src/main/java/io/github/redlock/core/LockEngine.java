@@ -177,7 +177,12 @@ final class LockEngine implements Retries.Attempts {
             return result;
         }
         result.whenComplete((attempt, failure) -> this.lines.leave(lineKey, retries.turn, (failure == null) ? attempt.lease() : null));
-        if (place == LocalLines.Place.FIRST) {
+        RedlockLease holder = (place == LocalLines.Place.FIRST) ? this.held.holderOf(key) : null;
+        if (holder != null) {
+            // Held in this JVM: its release wakes this caller at once; asking the nodes before would be refused.
+            retries.startBehind(holder);
+        }
+        else if (place == LocalLines.Place.FIRST) {
             retries.start();
         }
         else {

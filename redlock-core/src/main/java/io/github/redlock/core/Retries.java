@@ -151,13 +151,15 @@ final class Retries implements Runnable {
     }
 
     /**
-     * Starts the attempts of a caller whose predecessor in the local line holds the lock: rather than be refused
-     * by the nodes while it is held (an attempt and its clean-up on every node, for nothing), it waits for the
-     * release in this JVM, which wakes it at once (its attempt then follows the release on every connection),
-     * or for the end of the holder's validity should it never come (lost, or a holder that hangs), whichever is
-     * first. It listens before it looks at the holder, so that a release in between is not missed.
+     * Starts the attempts of a caller behind a lease held in this JVM (its predecessor in the local line got it,
+     * or it was held when the caller came first into an empty line): rather than be refused by the nodes while it
+     * is held (an attempt, its clean-up and a subscription on every node, for nothing), it waits for the release
+     * in this JVM, which wakes it at once (its attempt then follows the release on every connection), or for the
+     * end of the holder's validity should it never come (lost, or a holder that hangs), whichever is first. It
+     * listens before it looks at the holder, so that a release in between is not missed (a release marks the
+     * lease ended before it wakes anyone).
      */
-    private void startBehind(RedlockLease holder) {
+    void startBehind(RedlockLease holder) {
         if (!this.started.compareAndSet(false, true)) {
             return;
         }
