@@ -25,9 +25,25 @@ final class FollowUps implements LeaseOperations {
     /** Releases and clean-ups under way, which a close waits for. */
     private final InFlight work;
 
-    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis, ReleaseMessages messages, InFlight work) {
+    /** Hands a released exclusive lock to a caller of this JVM that waits behind it. */
+    private final Handover handover;
+
+    /** How a release hands the lock to a waiting caller in the same step, instead of freeing it (see {@code LockEngine}). */
+    @FunctionalInterface
+    interface Handover {
+
+        /**
+         * Sends the lease's release as a handoff to a caller waiting behind it, if there is one; call in program order.
+         * @return the release's call, or null when nobody takes the lock over (nothing was sent)
+         */
+        QuorumCall handOver(LeaseHandle lease, long owedUntilNanos);
+
+    }
+
+    FollowUps(NodeSet nodes, HeldLeases held, long maxTtlMillis, ReleaseMessages messages, InFlight work, Handover handover) {
         this.nodes = nodes;
         this.work = work;
+        this.handover = handover;
         this.held = held;
         this.maxTtlMillis = maxTtlMillis;
         this.messages = messages;
@@ -38,7 +54,8 @@ final class FollowUps implements LeaseOperations {
      * listing it as held. A node that cannot be reached now gets the release once it is back, while the
      * key could still exist there. With {@code keepMillis} above 0 (an exclusive lease, on one key or several)
      * each node that holds the keys leaves them to expire in at most that long instead (compare-and-shorten),
-     * and waiters are not told: the lock is still taken until then.
+     * and waiters are not told: the lock is still taken until then. With {@code keepMillis} 0, an exclusive
+     * lease that a caller of this JVM waits behind is handed to that caller in the same step ({@link Handover}).
      */
     @Override
     public CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
@@ -56,6 +73,10 @@ final class FollowUps implements LeaseOperations {
         try {
             // Tracked before a hop to another thread, so that a close waits for the release to be sent.
             sent = this.work.track(this.nodes.inProgramOrder(() -> {
+                QuorumCall handedOver = later ? null : this.handover.handOver(lease, owedUntil);
+                if (handedOver != null) {
+                    return handedOver; // the lock stays taken: no waiter to wake
+                }
                 QuorumCall call = release(script, keys, args, lease.acquisition(), owedUntil);
                 // Waiters in this JVM go at once, without the round trip of the release message; their attempts
                 // are sent after the release on every connection.

@@ -3,6 +3,7 @@ package io.github.redlock.core;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +41,12 @@ final class LockEngine implements Retries.Attempts {
     /** Callers in this JVM that wait for the same exclusive lock: only the first contends. */
     private final LocalLines lines;
 
+    /**
+     * Callers of this JVM waiting behind an exclusive lease of this JVM, by the lease: its release hands the lock
+     * to them in the same step ({@link #handOver}). An entry leaves at that release or when its caller stops waiting.
+     */
+    private final ConcurrentHashMap<LeaseHandle, Retries> successors = new ConcurrentHashMap<>();
+
     /** The acquisitions not decided yet: a close ends them. */
     private final InFlight acquisitions = new InFlight();
 
@@ -56,7 +63,7 @@ final class LockEngine implements Retries.Attempts {
         this.messages = messages;
         this.lines = new LocalLines(ForkJoinPool.commonPool());
         this.held = new HeldLeases();
-        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis, messages, this.work);
+        this.followUps = new FollowUps(nodes, this.held, maxTtlMillis, messages, this.work, this::handOver);
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
@@ -100,6 +107,19 @@ final class LockEngine implements Retries.Attempts {
     @Override
     public ReleaseMessages.Subscription listen(byte[][] channels, ReleaseMessages.Waiter waiter) {
         return this.messages.listenAll(channels, waiter);
+    }
+
+    @Override
+    public void follow(RedlockLease holder, Retries successor) {
+        LeaseHandle lease = holder.handle();
+        if (lease.type() == LockType.EXCLUSIVE && lease.keys().fence() == null) {
+            this.successors.putIfAbsent(lease, successor);
+        }
+    }
+
+    @Override
+    public void unfollow(RedlockLease holder, Retries successor) {
+        this.successors.remove(holder.handle(), successor);
     }
 
     @Override
@@ -231,6 +251,94 @@ final class LockEngine implements Retries.Attempts {
     }
 
     /**
+     * Releases an exclusive lease by handing its key to the caller of this JVM that waits behind it, if there is
+     * one that still waits: one script per node ({@code handoff.lua}) replaces the key's token by the caller's
+     * where it still holds the lease's, so the key is never free in between, instead of a release followed by
+     * the caller's attempt. It is both the lease's release (its reply says whether the node still held the lease)
+     * and the caller's acquisition, decided like any attempt: a quorum of nodes that handed over, within validity
+     * counted from before the script was sent (each node set the key's ttl when it ran the script, after that).
+     * Where the handoff fails, the caller's token is deleted again on every node it may have reached, with a
+     * release message (the lock may be free there now), and the caller tries again at once. Not for fenced
+     * leases: a fencing token comes from an acquisition's two rounds.
+     * @param owedUntilNanos until when a release that cannot be sent now is still worth sending later
+     * @return the lease's release call, or null when nobody takes the lock over: release as usual
+     */
+    private QuorumCall handOver(LeaseHandle lease, long owedUntilNanos) {
+        Retries successor = this.successors.remove(lease);
+        if (successor == null) {
+            return null;
+        }
+        // Tracked before the closed check: a close either waits for the handoff, or is seen here.
+        CompletableFuture<Void> underWay = this.work.track(new CompletableFuture<>());
+        if (this.closing || !successor.takeOver()) {
+            underWay.complete(null);
+            return null;
+        }
+        long ttlMillis = successor.ttlMillis();
+        String token = Tokens.newToken();
+        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
+        LockType.Keys keys = lease.keys();
+        QuorumCall handoff = null;
+        QuorumCall release;
+        try {
+            handoff = this.nodes.newCall("handoff");
+            release = this.nodes.newUnreportedCall("release"); // the same replies: reported once, as the handoff's
+            sendHandoff(lease, tokenBytes, ttlMillis, handoff, release, owedUntilNanos);
+        }
+        catch (RuntimeException ex) {
+            // Nothing or part of it was sent (e.g. the lock closed meanwhile): what was sent is deleted again where
+            // possible, the caller tries again at once (its attempt follows what was sent), and the holder's
+            // release goes as usual. A node the clean-up misses keeps the caller's token until its ttl: it is no
+            // lease's, and gives the lock to no one.
+            logger.log(System.Logger.Level.WARNING, "Could not hand the lock '" + lease.name() + "' over, releasing it instead: " + ex);
+            if (handoff != null) {
+                try {
+                    this.followUps.release(LuaScript.RELEASE, keys.release(), keys.releaseArgs(tokenBytes), handoff,
+                            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+                }
+                catch (RuntimeException again) {
+                    ex.addSuppressed(again);
+                }
+            }
+            successor.handedOver(CompletableFuture.completedFuture(Attempt.failed(null, "the handoff could not be sent: " + ex, true)),
+                    underWay, tokenBytes);
+            return null;
+        }
+        this.work.track(release.allReplies());
+        long deadlineNanos = successor.deadlineNanos();
+        QuorumCall handedOver = handoff;
+        CompletableFuture<Attempt> attempt = handedOver.decision().thenCompose((reached) -> {
+            String problem = reached ? validityProblem(handedOver.elapsedNanos(), ttlMillis) : null;
+            if (reached && problem == null) {
+                return CompletableFuture.completedFuture(granted(LockType.EXCLUSIVE, lease.name(), keys, token, handedOver, null, ttlMillis, 0));
+            }
+            return failed(LockType.EXCLUSIVE, keys, tokenBytes, handedOver, handedOver, problem, ttlMillis, deadlineNanos, true);
+        });
+        successor.handedOver(attempt, underWay, tokenBytes);
+        return release;
+    }
+
+    /**
+     * Sends the handoff script to each node the releasing lease may have reached; the others are recorded as
+     * not sent, so that nothing of the new lease ever goes there.
+     */
+    private void sendHandoff(LeaseHandle lease, byte[] tokenBytes, long ttlMillis, QuorumCall handoff, QuorumCall release,
+            long owedUntilNanos) {
+        byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        OwedReleases.Release plain = new OwedReleases.Release(lease.type().releaseScript(), lease.keys().release(),
+                lease.keys().releaseArgs(lease.tokenBytes()), owedUntilNanos);
+        for (int i = 0; i < this.nodes.size(); i++) {
+            if (lease.acquisition().maySetOn(i)) {
+                this.nodes.node(i).handOver(lease.keys().acquire(), args, handoff, release, i, plain);
+            }
+            else {
+                handoff.record(i, NodeReply.NOT_SENT);
+                release.record(i, NodeReply.NOT_SENT);
+            }
+        }
+    }
+
+    /**
      * The second round of a fenced acquisition: the candidate token (the largest counter of the granting nodes)
      * is written back to the nodes that hold the key; granted if a quorum confirmed within validity.
      */
@@ -295,17 +403,24 @@ final class LockEngine implements Retries.Attempts {
      */
     private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
             QuorumCall report, String problem, long ttlMillis, long deadlineNanos) {
+        return failed(type, keys, tokenBytes, acquisition, report, problem, ttlMillis, deadlineNanos, false);
+    }
+
+    /** @param freed whether the attempt may have freed the lock (a failed handoff): its clean-up then publishes */
+    private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
+            QuorumCall report, String problem, long ttlMillis, long deadlineNanos, boolean freed) {
         boolean retrying = System.nanoTime() - deadlineNanos < 0;
         Attempt failed = Attempt.failed(report, problem, retrying);
-        LuaScript cleanup = retrying ? type.retryCleanupScript() : type.releaseScript();
+        boolean quiet = retrying && !freed;
+        LuaScript cleanup = quiet ? type.retryCleanupScript() : type.releaseScript();
         // A read or write lock's retry clean-up is never owed: the next attempt uses the same token.
         long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         return this.nodes.inProgramOrder(() -> {
             // sent here, not through release(): one hop at most
             // A retry's clean-up does not publish: waiters, this one included, would wake each other in turn
             // while a holder keeps the lock on a bare quorum. A final one (the caller gave up) does.
-            byte[][] args = retrying ? new byte[][] { tokenBytes } : keys.releaseArgs(tokenBytes);
-            this.followUps.release(cleanup, keys.cleanup(retrying), args, acquisition, owedUntil);
+            byte[][] args = quiet ? new byte[][] { tokenBytes } : keys.releaseArgs(tokenBytes);
+            this.followUps.release(cleanup, keys.cleanup(quiet), args, acquisition, owedUntil);
             return failed;
         });
     }

@@ -47,6 +47,12 @@ final class LuaScript {
     /** The extension of a lock on several keys: all of them, while every one holds the token. */
     static final LuaScript EXTEND_MULTI = load("extend-multi.lua");
 
+    /**
+     * An exclusive lock's release that hands the key to the next holder of this JVM in the same step, where it
+     * still holds the releasing token (see {@code LockEngine#handOver}).
+     */
+    static final LuaScript HANDOFF = load("handoff.lua");
+
     /** A release that leaves the keys to expire a given time later (at most; never later than they would). */
     static final LuaScript RELEASE_LATER = load("release-later.lua");
 
@@ -65,7 +71,7 @@ final class LuaScript {
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
             EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI, RELEASE_LATER,
-            CONFIRM_FENCING);
+            CONFIRM_FENCING, HANDOFF);
 
     private final String body;
 

@@ -100,6 +100,11 @@ final class NodeSet {
         return new QuorumCall(this.names, this.quorum, this.timer, this.nodeTimeoutNanos, this.timedOut, command, this.observer);
     }
 
+    /** A call whose node replies are not reported to the observer: they are another call's, already reported. */
+    QuorumCall newUnreportedCall(String command) {
+        return new QuorumCall(this.names, this.quorum, this.timer, this.nodeTimeoutNanos, this.timedOut, command, null);
+    }
+
     /** The clock drift allowance for a time to live: {@code ttl * clockDriftFactor + 2 ms}. */
     long drift(long ttlNanos) {
         return (long) (ttlNanos * this.clockDriftFactor) + FIXED_DRIFT_NANOS;

@@ -108,12 +108,13 @@ final class QuorumCall implements TimerTask {
     }
 
     /**
-     * Whether the command of this call may have reached the node: anything but a refusal before sending.
-     * Follow-ups (clean-up, release, extend) go only to such nodes.
+     * Whether the command of this call may have reached the node: anything but a refusal before sending, or a
+     * node it was not sent to at all (a handoff goes only where the releasing lease may be). Follow-ups
+     * (clean-up, release, extend, handoff) go only to such nodes.
      */
     boolean maySetOn(int node) {
         NodeReply reply = this.replies.get(node);
-        return reply == null || reply.outcome() != NodeReply.Outcome.REJECTED;
+        return reply == null || (reply.outcome() != NodeReply.Outcome.REJECTED && reply.outcome() != NodeReply.Outcome.SKIPPED);
     }
 
     /** The node timeout passed: every node still silent counts as timed out. */

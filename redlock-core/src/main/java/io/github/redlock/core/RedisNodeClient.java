@@ -233,6 +233,38 @@ final class RedisNodeClient {
         });
     }
 
+    /**
+     * Sends the handoff script ({@link LuaScript#HANDOFF}) in place of a release: it is the release of the lease
+     * that {@code release} collects and, for the next holder, the acquisition that {@code handoff} collects (a
+     * yes to it, like a SET's, counts only while the node votes on the same connection). Where the node may not
+     * grant an acquisition now (not voting, or too many replies pending) the plain release goes instead, and the
+     * handoff counts a refusal there; a handoff that does not reach the node owes the plain release, never the
+     * handoff itself (a replayed handoff would set a key that nobody holds).
+     */
+    void handOver(byte[][] keys, byte[][] args, QuorumCall handoff, QuorumCall release, int index, OwedReleases.Release plain) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            NodeReply notConnected = this.link.notConnected();
+            handoff.record(index, notConnected);
+            owe(plain);
+            release.record(index, notConnected);
+            return;
+        }
+        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
+        if (refusedAsNotVoting(handoff, index) || refusedAsUnresponsive(handoff, index)) {
+            release(plain.script(), plain.keys(), plain.args(), release, index, plain.untilNanos());
+            return;
+        }
+        send(async, LuaScript.HANDOFF, keys, args, (reply, failure) -> {
+            NodeReply result = scriptReply(reply, failure);
+            if (notDelivered(result)) {
+                owe(plain);
+            }
+            release.record(index, result);
+            handoff.record(index, acrossReconnect(epoch, result));
+        });
+    }
+
     /** Whether a release did not reach the node: rejected before sending, or cut off by a dropped connection. */
     private static boolean notDelivered(NodeReply reply) {
         if (reply.outcome() == NodeReply.Outcome.REJECTED) {
@@ -285,6 +317,11 @@ final class RedisNodeClient {
             }
             return;
         }
+        send(async, script, keys, args, done);
+    }
+
+    /** Runs a script on the given commands of this node's connection, as {@link #send(LuaScript, byte[][], byte[][], QuorumCall, int, BiConsumer)}. */
+    private void send(RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args, BiConsumer<Long, Throwable> done) {
         this.awaitingReply.incrementAndGet();
         if (!this.link.scriptsLoaded()) {
             async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {

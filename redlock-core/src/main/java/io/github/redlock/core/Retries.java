@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * never started on an I/O thread (it runs on the JDK's delay scheduler or the common pool): a read or write
  * lock's next attempt, with the same token, must reach each node after the previous attempt's clean-up,
  * and an I/O thread would write it to its own connections ahead of the clean-up queued there.
- * About 270 lines: the handshake between a wake and an attempt under way ({@code phase}, {@code wakes}) only
+ * About 320 lines: the handshake between a wake, a handoff and an attempt under way ({@code phase}, {@code wakes}) only
  * reads correctly in one place.
  */
 final class Retries implements Runnable {
@@ -46,6 +46,15 @@ final class Retries implements Runnable {
 
         /** The base delay between attempts; each wait is between half and one and a half times it. */
         long retryDelayNanos();
+
+        /**
+         * Registers {@code successor} to take the lock over from {@code holder}, a lease of this JVM, when it is
+         * released (see {@code LockEngine#handOver}); nothing when the holder's kind of lock cannot be handed over.
+         */
+        void follow(RedlockLease holder, Retries successor);
+
+        /** Forgets {@code successor}'s registration behind {@code holder}, if it is still there. */
+        void unfollow(RedlockLease holder, Retries successor);
 
     }
 
@@ -168,6 +177,10 @@ final class Retries implements Runnable {
         this.subscription = subscription;
         this.result.whenComplete((attempt, failure) -> subscription.close());
         this.phase.set(WAITING);
+        // From here the holder's release may hand the lock over to this caller (takeOver, then handedOver);
+        // a release that began before, or that finds this caller no longer waiting, wakes it as above.
+        this.engine.follow(holder, this);
+        this.result.whenComplete((attempt, failure) -> this.engine.unfollow(holder, this));
         long remaining = this.deadlineNanos - System.nanoTime();
         long holderLeft = holder.remainingValidity().toNanos();
         if (holder.ended() || holderLeft <= 0 || remaining <= 0) {
@@ -182,6 +195,47 @@ final class Retries implements Runnable {
                 run();
             }
         });
+    }
+
+    /**
+     * The lease this caller waits behind is being released: claims the lock's handoff in its place, unless this
+     * caller no longer waits (it gave up, its wait time ended, or the lock was closed) or an attempt of its own
+     * is under way (e.g. the holder's validity ended first). On true, the caller's next attempt is the handoff,
+     * which the engine sends and then passes to {@link #handedOver}; on false, the release goes as usual and
+     * wakes it.
+     */
+    boolean takeOver() {
+        if (this.result.isDone() || this.engine.isClosed() || System.nanoTime() - this.deadlineNanos >= 0) {
+            return false;
+        }
+        return this.phase.compareAndSet(WAITING, ATTEMPTING);
+    }
+
+    /**
+     * The handoff claimed by {@link #takeOver()} was sent: it is this caller's attempt. A handoff that fails (the
+     * releasing lease no longer held a quorum) is followed at once by an ordinary attempt.
+     * @param handoff its outcome
+     * @param underWay tracked by the engine before the handoff was sent: completed once the outcome is handled
+     * @param token the token the handoff gives this caller: the release messages of its clean-up, should it
+     * fail, are not a reason to try again (the retry follows the clean-up anyway)
+     */
+    void handedOver(CompletableFuture<Attempt> handoff, CompletableFuture<Void> underWay, byte[] token) {
+        this.lastLocalRelease = ByteBuffer.wrap(token);
+        this.awaitedRelease = null; // from now on, every other release may be the one that frees the lock
+        this.attempts++;
+        long seen = this.wakes.get();
+        handoff.whenComplete((attempt, failure) -> InFlight.completing(() -> handle(attempt, failure, seen, true)))
+                .whenComplete((ignored, failure) -> underWay.complete(null));
+    }
+
+    /** The caller's time to live for its lease, in ms. */
+    long ttlMillis() {
+        return this.ttlMillis;
+    }
+
+    /** When the caller's wait time ends ({@link System#nanoTime()}). */
+    long deadlineNanos() {
+        return this.deadlineNanos;
     }
 
     /** The wait time ended while this caller still waited in the local line, without an attempt of its own. */
@@ -242,12 +296,15 @@ final class Retries implements Runnable {
         // Under way until the outcome was handled: a lease its caller no longer wants is then being released. The
         // caller's callbacks run in between, on whichever thread decided the attempt (an I/O thread, or this one
         // when no node could be asked): a close they call must not wait for this.
-        next.whenComplete((attempt, failure) -> InFlight.completing(() -> handle(attempt, failure, seen)))
+        next.whenComplete((attempt, failure) -> InFlight.completing(() -> handle(attempt, failure, seen, false)))
                 .whenComplete((ignored, failure) -> underWay.complete(null));
     }
 
-    /** The outcome of one attempt: the caller's lease or failure, else the wait for the next attempt. */
-    private void handle(Attempt attempt, Throwable failure, long seen) {
+    /**
+     * The outcome of one attempt: the caller's lease or failure, else the wait for the next attempt (none after a
+     * failed handoff: the lock was not where the releasing lease thought, so it may well be free now).
+     */
+    private void handle(Attempt attempt, Throwable failure, long seen, boolean handoff) {
         if (failure != null) {
             this.result.completeExceptionally(failure);
         }
@@ -259,6 +316,11 @@ final class Retries implements Runnable {
         else if (!attempt.retrying()) {
             // The clean-up decided whether this was the last attempt (a writer then left the queue).
             this.result.complete(attempt.afterAttempts(this.attempts));
+        }
+        else if (handoff && !this.result.isDone()) {
+            // Still attempting (a wake meanwhile changes nothing). Not on this thread, which may be an I/O
+            // thread: the handoff's clean-up, queued on its connections, must reach each node first.
+            ForkJoinPool.commonPool().execute(this);
         }
         else if (!this.result.isDone()) {
             waitForNext(attempt, seen);

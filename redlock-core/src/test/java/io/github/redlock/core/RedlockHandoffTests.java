@@ -1,0 +1,153 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.redlock.test.RedisClientExtension;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The release of an exclusive lease that a caller of the same JVM waits behind hands the key over in one
+ * script per node: on five real nodes, the key goes from the holder's token to the waiter's without ever being
+ * free, and only where the holder still held it; a holder that no longer held a quorum hands over nothing.
+ */
+class RedlockHandoffTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> redlock = RedisClientExtension.of(redis,
+            (uris) -> TestSupport.patientBuilder().nodes(uris).retryDelay(Duration.ofSeconds(2)).build());
+
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> inspector = RedisClientExtension.of(redis, NodeInspector::new);
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.nodes = this.inspector.get();
+    }
+
+    @Test
+    void aReleaseHandsTheKeyToTheWaiterBehindItWithOneScriptPerNode() throws Exception {
+        RedlockLease held = this.redlock.get().acquire("relay", Duration.ofSeconds(10), Duration.ZERO);
+        CompletableFuture<Optional<RedlockLease>> waiting = this.redlock.get().tryAcquireAsync("relay", Duration.ofSeconds(40),
+                Duration.ofSeconds(20)); // behind the holder when the call returns
+        this.nodes.resetStats();
+        assertThat(held.release()).as("the release of the lease handed over").isTrue();
+        RedlockLease next = waiting.join().orElseThrow();
+        assertThat(next.token()).isNotEqualTo(held.token());
+        this.nodes.awaitValues("redlock:relay", next.token(), next.token(), next.token(), next.token(), next.token());
+        long[] calls = this.nodes.lockScriptCalls();
+        for (int node = 0; node < 5; node++) {
+            assertThat(calls[node]).as("scripts on node %d: the handoff alone", node).isEqualTo(1);
+            assertThat(this.nodes.pttl(node, "redlock:relay")).as("ms left on node %d: the waiter's ttl, not the holder's", node)
+                    .isGreaterThan(30_000);
+        }
+        assertThat(next.isValid()).isTrue();
+        assertThat(next.remainingValidity()).isGreaterThan(Duration.ofSeconds(30)).isLessThanOrEqualTo(Duration.ofSeconds(40));
+        assertThat(next.release()).isTrue();
+        this.nodes.awaitAbsent("redlock:relay");
+    }
+
+    /**
+     * The hazard: a lease that believes it holds the lock after its key vanished from a majority of nodes (say
+     * they restarted empty) must not pass the lock on. The handoff only replaces the releasing lease's own token,
+     * so the two nodes that still hold it are no quorum, and what it set there is deleted again.
+     */
+    @Test
+    void aLeaseThatNoLongerHoldsAQuorumHandsOverNothing() throws Exception {
+        RedlockLease held = this.redlock.get().acquire("gone", Duration.ofSeconds(10), Duration.ZERO);
+        this.nodes.awaitOnAll("redlock:gone", held.token());
+        CompletableFuture<Optional<RedlockLease>> waiting = this.redlock.get().tryAcquireAsync("gone", Duration.ofSeconds(10),
+                Duration.ofSeconds(20));
+        for (int node = 0; node < 3; node++) {
+            this.nodes.set(node, "redlock:gone", "another-client", Duration.ofMillis(1_500));
+        }
+        assertThat(held.release()).as("only two nodes still held the lease").isFalse();
+        RedlockLease next = waiting.join().orElseThrow(); // once the other client's keys expired
+        awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.values("redlock:gone").contains("another-client"));
+        for (String value : this.nodes.values("redlock:gone")) {
+            assertThat(value).as("no node keeps a key of the failed handoff").isIn(next.token(), null);
+        }
+        assertThat(this.nodes.values("redlock:gone").stream().filter(next.token()::equals).count()).isGreaterThanOrEqualTo(3);
+        assertThat(next.release()).isTrue();
+        this.nodes.awaitAbsent("redlock:gone");
+    }
+
+    @Test
+    void aWaiterThatGaveUpIsNotHandedTheLock() throws Exception {
+        RedlockLease held = this.redlock.get().acquire("late", Duration.ofSeconds(10), Duration.ZERO);
+        Optional<RedlockLease> gaveUp = this.redlock.get().tryAcquire("late", Duration.ofSeconds(10), Duration.ofMillis(300));
+        assertThat(gaveUp).isEmpty();
+        CompletableFuture<Optional<RedlockLease>> cancelled = this.redlock.get().tryAcquireAsync("late", Duration.ofSeconds(10),
+                Duration.ofSeconds(20));
+        cancelled.cancel(false);
+        this.nodes.resetStats();
+        assertThat(held.release()).isTrue();
+        this.nodes.awaitAbsent("redlock:late");
+        assertThat(this.redlock.get().heldLeases()).isEmpty();
+        long[] calls = this.nodes.lockScriptCalls();
+        for (int node = 0; node < 5; node++) {
+            assertThat(calls[node]).as("scripts on node %d: the release alone, no handoff and its clean-up", node).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A node that cannot be reached when the lock is handed over gets no handoff, then or later (a handoff sent
+     * late would give the key to a token no lease holds): it gets the holder's plain release once it is back.
+     */
+    @Test
+    void aNodeCutOffDuringTheHandoffGetsTheHoldersReleaseWhenItIsBack() throws Exception {
+        RedlockLease held = this.redlock.get().acquire("cut", Duration.ofSeconds(20), Duration.ZERO);
+        this.nodes.awaitOnAll("redlock:cut", held.token());
+        CompletableFuture<Optional<RedlockLease>> waiting = this.redlock.get().tryAcquireAsync("cut", Duration.ofSeconds(20),
+                Duration.ofSeconds(20));
+        redis.node(4).cutOff();
+        RedlockLease next;
+        try {
+            awaitTrue(Duration.ofSeconds(5), () -> this.redlock.get().nodeStatuses().get(redis.node(4).hostAndPort()).state() == NodeStatus.State.DOWN);
+            assertThat(held.release()).as("four of five nodes still held the lease").isTrue();
+            next = waiting.join().orElseThrow();
+            assertThat(next.isValid()).isTrue();
+        }
+        finally {
+            redis.node(4).heal();
+        }
+        awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get(4, "redlock:cut") == null); // the owed release, once back
+        assertThat(this.nodes.values("redlock:cut").subList(0, 4)).containsOnly(next.token());
+        assertThat(next.release()).isTrue();
+        this.nodes.awaitAbsent("redlock:cut");
+    }
+
+    @Test
+    void aChainOfLocalWaitersIsHandedTheLockInArrivalOrder() {
+        Redlock local = this.redlock.get();
+        RedlockLease first = local.acquire("chain", Duration.ofSeconds(10), Duration.ZERO);
+        java.util.List<Integer> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.List<CompletableFuture<Boolean>> done = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            int arrival = i;
+            done.add(local.tryAcquireAsync("chain", Duration.ofSeconds(10), Duration.ofSeconds(20)).thenComposeAsync((lease) -> {
+                order.add(arrival);
+                assertThat(this.nodes.values("redlock:chain").stream().filter(lease.orElseThrow().token()::equals).count())
+                        .as("nodes holding the lease of waiter %d", arrival).isGreaterThanOrEqualTo(3);
+                return lease.get().releaseAsync();
+            }));
+        }
+        assertThat(first.release()).isTrue();
+        assertThat(done).allSatisfy((released) -> assertThat(released.join()).isTrue());
+        assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:chain").contains(true));
+    }
+
+}
