@@ -111,8 +111,10 @@ final class RedisNodeClient {
         }
         CompletableFuture<String> server = async.info("server").toCompletableFuture();
         CompletableFuture<String> replication = async.info("replication").toCompletableFuture();
-        CompletableFuture<Boolean> durable = async.configGet("appendonly", "appendfsync").toCompletableFuture()
-                .thenApply((config) -> "yes".equals(config.get("appendonly")) && "always".equals(config.get("appendfsync")))
+        // One parameter per CONFIG GET: Redis before 7 refuses several, and the node would never count as durable.
+        CompletableFuture<Boolean> durable = async.configGet("appendonly").toCompletableFuture()
+                .thenCombine(async.configGet("appendfsync").toCompletableFuture(),
+                        (appendonly, appendfsync) -> "yes".equals(appendonly.get("appendonly")) && "always".equals(appendfsync.get("appendfsync")))
                 .exceptionally((failure) -> false);
         return server.thenCombine(replication, (a, b) -> a + "\n" + b)
                 .thenCombine(durable, ServerInfo::parse);
