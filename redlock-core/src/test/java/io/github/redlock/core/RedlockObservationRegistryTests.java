@@ -140,6 +140,8 @@ class RedlockObservationRegistryTests {
     void aCancelledAcquisitionIsCancelledNotAnError() {
         RedlockLease holder = this.redlock.get().acquire("held", Duration.ofSeconds(10), Duration.ZERO);
         try {
+            // The holder's observation may stop after acquire() returned: wait for it, so that the next is the waiter's.
+            assertThat(awaitStopped(Operation.ACQUIRE, "held", 1).getOutcome()).isEqualTo("acquired");
             CompletableFuture<Optional<RedlockLease>> waiting = this.redlock.get().tryAcquireAsync("held", Duration.ofSeconds(10),
                     Duration.ofSeconds(30));
             waiting.cancel(false);
