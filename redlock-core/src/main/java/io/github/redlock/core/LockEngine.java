@@ -9,10 +9,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity (with fencing, two
- * rounds), the clean-up on every node after a failed attempt, and the start of each acquisition's
+ * rounds), the clean-up on every node after a failed attempt, the handoff of a released lease to a caller of this
+ * JVM waiting behind it, and the start of each acquisition's
  * {@link Retries} (in this JVM's line for the lock, see {@link LocalLines}). Releases and extensions are the
  * {@link FollowUps}'. Everything is asynchronous; the synchronous API blocks on these futures with a bound.
- * About 300 lines: an attempt, its fencing round and its two outcomes depend on each other's ordering on the
+ * About 430 lines: an attempt, its fencing round, the handoff and their outcomes depend on each other's ordering on the
  * connections, which is easier to check in one place; the close's drain is its last part.
  */
 final class LockEngine implements Retries.Attempts {
