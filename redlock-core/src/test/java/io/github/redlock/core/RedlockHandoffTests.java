@@ -1,8 +1,11 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
@@ -148,6 +151,60 @@ class RedlockHandoffTests {
         assertThat(done).allSatisfy((released) -> assertThat(released.join()).isTrue());
         assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
         awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:chain").contains(true));
+    }
+
+    /**
+     * A node the holder's acquisition never reached (refused before sending: it was cut off) gets nothing of the
+     * lease handed over, not even its release: the handoff was not sent there, so nothing of it can be there.
+     */
+    @Test
+    void aNodeTheHolderNeverReachedGetsNothingOfTheLeaseHandedOver() {
+        RedlockLease held;
+        CompletableFuture<Optional<RedlockLease>> waiting;
+        redis.node(4).cutOff();
+        try {
+            awaitTrue(Duration.ofSeconds(5), () -> state(4) == NodeStatus.State.DOWN);
+            held = this.redlock.get().acquire("apart", Duration.ofSeconds(20), Duration.ZERO);
+            waiting = this.redlock.get().tryAcquireAsync("apart", Duration.ofSeconds(20), Duration.ofSeconds(20));
+        }
+        finally {
+            redis.node(4).heal();
+        }
+        awaitTrue(Duration.ofSeconds(10), () -> state(4) == NodeStatus.State.UP);
+        this.nodes.resetStats();
+        assertThat(held.release()).isTrue();
+        RedlockLease next = waiting.join().orElseThrow();
+        assertThat(next.release()).isTrue();
+        this.nodes.awaitAbsent("redlock:apart");
+        assertThat(this.nodes.lockScriptCalls()[4]).as("scripts on node 4, which neither lease ever reached").isZero();
+    }
+
+    @Test
+    void aHandoffIsReportedOncePerNodeAsAHandoff() {
+        Map<String, AtomicInteger> commands = new ConcurrentHashMap<>();
+        RedlockObserver observer = new RedlockObserver() {
+
+            @Override
+            public void nodeCommand(String node, String command, String outcome, long nanos) {
+                commands.computeIfAbsent(command, (name) -> new AtomicInteger()).incrementAndGet();
+            }
+
+        };
+        try (Redlock observed = TestSupport.patientBuilder().nodes(redis.uris()).observer(observer).build()) {
+            RedlockLease held = observed.acquire("seen", Duration.ofSeconds(10), Duration.ZERO);
+            CompletableFuture<Optional<RedlockLease>> waiting = observed.tryAcquireAsync("seen", Duration.ofSeconds(10), Duration.ofSeconds(20));
+            awaitTrue(Duration.ofSeconds(5), () -> commands.containsKey("set") && commands.get("set").get() == 5);
+            commands.clear();
+            assertThat(held.release()).isTrue();
+            RedlockLease next = waiting.join().orElseThrow();
+            awaitTrue(Duration.ofSeconds(5), () -> commands.containsKey("handoff") && commands.get("handoff").get() == 5);
+            assertThat(commands.keySet()).as("one Redis command per node, reported once").containsOnly("handoff");
+            assertThat(next.release()).isTrue();
+        }
+    }
+
+    private NodeStatus.State state(int node) {
+        return this.redlock.get().nodeStatuses().get(redis.node(node).hostAndPort()).state();
     }
 
 }
