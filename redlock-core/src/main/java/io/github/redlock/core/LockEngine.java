@@ -20,6 +20,10 @@ final class LockEngine implements Retries.Attempts {
 
     private static final System.Logger logger = System.getLogger(LockEngine.class.getName());
 
+    private static final byte[] ZERO = { '0' };
+
+    private static final byte[] ONE = { '1' };
+
     private final NodeSet nodes;
 
     private final FollowUps followUps;
@@ -255,7 +259,9 @@ final class LockEngine implements Retries.Attempts {
      * Releases an exclusive lease by handing its key to the caller of this JVM that waits behind it, if there is
      * one that still waits: one script per node ({@code handoff.lua}) replaces the key's token by the caller's
      * where it still holds the lease's, so the key is never free in between, instead of a release followed by
-     * the caller's attempt. It is both the lease's release (its reply says whether the node still held the lease)
+     * the caller's attempt. A node where another client waits for the lock (subscribed to its release channel)
+     * releases instead, so that a busy line in this JVM never keeps the lock from other processes: without a
+     * quorum of handoffs the caller then contends like any waiter. It is both the lease's release (its reply says whether the node still held the lease)
      * and the caller's acquisition, decided like any attempt: a quorum of nodes that handed over, within validity
      * counted from before the script was sent (each node set the key's ttl when it ran the script, after that).
      * Where the handoff fails, the caller's token is deleted again on every node it may have reached, with a
@@ -325,7 +331,9 @@ final class LockEngine implements Retries.Attempts {
      */
     private void sendHandoff(LeaseHandle lease, byte[] tokenBytes, long ttlMillis, QuorumCall handoff, QuorumCall release,
             long owedUntilNanos) {
-        byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        byte[] channel = lease.keys().channels()[0];
+        byte[] ours = this.messages.subscribedOnNodes(channel) ? ONE : ZERO;
+        byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), channel, ours };
         OwedReleases.Release plain = new OwedReleases.Release(lease.type().releaseScript(), lease.keys().release(),
                 lease.keys().releaseArgs(lease.tokenBytes()), owedUntilNanos);
         for (int i = 0; i < this.nodes.size(); i++) {

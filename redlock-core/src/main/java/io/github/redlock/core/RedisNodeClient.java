@@ -241,7 +241,8 @@ final class RedisNodeClient {
      * yes to it, like a SET's, counts only while the node votes on the same connection). Where the node may not
      * grant an acquisition now (not voting, or too many replies pending) the plain release goes instead, and the
      * handoff counts a refusal there; a handoff that does not reach the node owes the plain release, never the
-     * handoff itself (a replayed handoff would set a key that nobody holds).
+     * handoff itself (a replayed handoff would set a key that nobody holds). A node where another client waits
+     * releases instead (reply 2): a yes for the release, a no for the handoff.
      */
     void handOver(byte[][] keys, byte[][] args, QuorumCall handoff, QuorumCall release, int index, OwedReleases.Release plain) {
         RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
@@ -262,7 +263,8 @@ final class RedisNodeClient {
             if (notDelivered(result)) {
                 owe(plain);
             }
-            release.record(index, result);
+            // 2: released instead, as another client waits there: the lease was held, the handoff refused.
+            release.record(index, (failure == null && reply != null && reply == 2L) ? NodeReply.GRANTED : result);
             handoff.record(index, acrossReconnect(epoch, result));
         });
     }

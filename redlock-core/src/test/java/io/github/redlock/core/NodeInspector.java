@@ -162,6 +162,11 @@ final class NodeInspector implements AutoCloseable {
         return calls("cmdstat_evalsha:");
     }
 
+    /** How many PUBLISH calls each node ran (also from scripts) since {@link #resetStats()}. */
+    long[] publishCalls() {
+        return calls("cmdstat_publish:");
+    }
+
     private long[] calls(String... commands) {
         long[] calls = new long[this.uris.size()];
         for (int i = 0; i < calls.length; i++) {

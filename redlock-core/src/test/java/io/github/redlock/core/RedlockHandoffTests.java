@@ -203,6 +203,35 @@ class RedlockHandoffTests {
         }
     }
 
+    /**
+     * The hazard: handoffs within one process keep the key taken for as long as that process has a waiter, so
+     * that another process's waiter never finds it free and starves (two clients of 8 threads on one key: one got
+     * 1,379 acquisitions to the other's 6,412, and 8 of its waits ran out at 5 s). Where another client waits
+     * (subscribed to the lock's channel), the release frees the key and publishes, as without a handoff, and both
+     * callers get the lock in turn.
+     */
+    @Test
+    void aWaiterOfAnotherClientMakesTheReleaseFreeTheLockInsteadOfHandingItOver() {
+        try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofSeconds(2)).build()) {
+            RedlockLease held = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
+            CompletableFuture<Optional<RedlockLease>> remote = other.tryAcquireAsync("shared", Duration.ofSeconds(10), Duration.ofSeconds(20));
+            for (int node = 0; node < 5; node++) {
+                int subscribed = node;
+                awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(subscribed).size() == 1); // refused, and listening
+            }
+            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("shared", Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            this.nodes.resetStats();
+            assertThat(held.release()).isTrue();
+            awaitTrue(Duration.ofSeconds(5), () -> java.util.Arrays.stream(this.nodes.publishCalls()).allMatch((calls) -> calls == 1));
+            awaitTrue(Duration.ofSeconds(5), () -> remote.isDone() || local.isDone());
+            CompletableFuture<Optional<RedlockLease>> first = remote.isDone() ? remote : local;
+            CompletableFuture<Optional<RedlockLease>> second = (first == remote) ? local : remote;
+            assertThat(first.join().orElseThrow().release()).isTrue();
+            assertThat(second.join().orElseThrow().release()).isTrue();
+        }
+    }
+
     private NodeStatus.State state(int node) {
         return this.redlock.get().nodeStatuses().get(redis.node(node).hostAndPort()).state();
     }
