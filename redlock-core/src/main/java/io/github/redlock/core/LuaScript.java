@@ -68,6 +68,9 @@ final class LuaScript {
     /** Reads the server processes clients saw on a node (called seldom: by body, not loaded). */
     static final LuaScript NODE_RECORDS = load("node-records.lua");
 
+    /** Marks, and reads, since which server process a durable node kept its data (called seldom: by body, not loaded). */
+    static final LuaScript KEPT_MARKER = load("kept-marker.lua");
+
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
             EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI, RELEASE_LATER,

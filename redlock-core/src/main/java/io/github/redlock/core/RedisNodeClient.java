@@ -138,6 +138,15 @@ final class RedisNodeClient {
         return async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
     }
 
+    /** Runs a script that is called seldom and answers a value (null for Lua's false), by its body, and returns its reply. */
+    CompletableFuture<byte[]> callForValue(LuaScript script, byte[][] keys, byte[]... args) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, keys, args).toCompletableFuture();
+    }
+
     /** Runs a script that is called seldom and answers an integer, by its body, and returns its reply. */
     CompletableFuture<Long> callForLong(LuaScript script, byte[][] keys, byte[]... args) {
         RedisAsyncCommands<byte[], byte[]> async = this.link.commands();

@@ -663,8 +663,9 @@ public final class Redlock implements AutoCloseable {
 
         /**
          * Sets when a node that restarted may vote again; see {@link RestartQuarantine}. Default
-         * {@link RestartQuarantine#AUTO}: a node that restarted while in use waits {@code maxTtl} (plus drift and a
-         * second) after its start; fresh nodes and nodes with {@code appendfsync always} vote at once.
+         * {@link RestartQuarantine#AUTO}: a node that restarted while in use waits the longest {@code maxTtl} that a
+         * client of the key prefix recorded for it, never less than this one's (plus drift and a second), after its
+         * start; fresh nodes vote at once, and so do nodes with {@code appendfsync always} that prove they kept their data.
          * @param restartQuarantine the rule
          * @return this builder
          */

@@ -12,12 +12,20 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 /**
  * Decides, each time a node (re)connects and before it votes, whether it must wait: the "delayed restart"
- * rule ({@link RestartQuarantine}). It reads the node's {@code run_id} and uptime, and, in {@code AUTO}, what
- * clients recorded of the node on the other nodes: per node, a small hash of the {@code run_id}s seen on it and
- * when (by the recording node's clock), refreshed by every client every {@code maxTtl / 4} and kept for
- * {@code maxTtl} plus a margin. A node answering with another {@code run_id} than one seen within that time
- * restarted while in use, and may have lost keys of valid locks: it votes only once it has been up for
- * {@code maxTtl} plus drift plus a second. Logs when a node enters and leaves quarantine.
+ * rule ({@link RestartQuarantine}). It reads the node's {@code run_id} and uptime, and what the clients of the
+ * key prefix recorded of the node on the other nodes ({@link NodeRecords}): per node, a small hash of the
+ * {@code run_id}s seen on it, when (by the recording node's clock), and each recording client's {@code maxTtl},
+ * refreshed by every client every quarter of its quarantine. A node answering with another {@code run_id} than
+ * one recorded within that record's lifetime (or than this client saw) restarted while in use, and may have lost
+ * keys of valid locks: it votes only once it has been up for the longest {@code maxTtl} recorded for it (never
+ * less than this client's own), plus drift plus a second, since a client with that {@code maxTtl} may hold a lease
+ * through it. Logs when a node enters and leaves quarantine, with the {@code maxTtl} it waits for and why.
+ * <p>
+ * A node that logs every write before answering ({@code appendonly yes}, {@code appendfsync always}) votes at once
+ * after a restart only when it proves it came back with its data: a marker that clients write on it (by script,
+ * like the locks' writes) while they see it durable, naming the server process it was written under, is still
+ * there and names an earlier process. The configuration of the new process alone proves nothing: a new directory,
+ * a container without its volume, append-only logging turned on after the crash.
  * <p>
  * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
  * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
@@ -45,18 +53,23 @@ final class RestartGuard implements AutoCloseable {
 
     private final RestartQuarantine mode;
 
-    /** How long a restarted node waits after its start before it votes: maxTtl, drift, and a second. */
-    private final long quarantineNanos;
+    /** This client's {@code maxTtl}. */
+    private final long maxTtlMillis;
 
     /**
-     * How long a record of a node matters, and is kept: a restart matters while its lost keys may live, up to
-     * a quarantine after the crash, and the crash may come a refresh period after the last record and up to a
-     * quarantine before the restart is checked. So two quarantines and a refresh period.
+     * How long a node that restarted while this client may have held a lease through it waits after its start
+     * before it votes: maxTtl, drift, and a second. A record of a node matters, and is kept, for two of these and a
+     * refresh period ({@link NodeRecords#keepMillis(long)}): a restart matters while its lost keys may live, up to a
+     * quarantine after the crash, and the crash may come a refresh period after the last record and up to a
+     * quarantine before the restart is checked.
      */
-    private final long keepMillis;
+    private final long quarantineMillis;
 
-    /** How often each client writes its records again. */
+    /** How often this client writes its records again. */
     private final long refreshMillis;
+
+    /** Each node's marker of the server process since which it kept its data, on the node itself. */
+    private final byte[] markerKey;
 
     private final EventExecutorGroup scheduler;
 
@@ -71,20 +84,25 @@ final class RestartGuard implements AutoCloseable {
         this.fencing = fencing;
         this.mode = mode;
         this.scheduler = scheduler;
-        this.quarantineNanos = TimeUnit.MILLISECONDS.toNanos(maxTtlMillis) + driftNanos + TimeUnit.SECONDS.toNanos(1);
-        this.refreshMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos) / 4);
-        this.keepMillis = 2 * TimeUnit.NANOSECONDS.toMillis(this.quarantineNanos) + this.refreshMillis;
+        this.maxTtlMillis = maxTtlMillis;
+        this.quarantineMillis = maxTtlMillis + TimeUnit.NANOSECONDS.toMillis(driftNanos) + 1000;
+        this.refreshMillis = NodeRecords.refreshMillis(this.quarantineMillis);
         this.recordKeys = new byte[nodes.length][];
-        byte[] prefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < nodes.length; i++) {
-            // The separator byte 0xFF never occurs in UTF-8, so no lock's key is a record's.
-            byte[] name = ascii("node:" + nodes[i].name());
-            byte[] key = new byte[prefix.length + 1 + name.length];
-            System.arraycopy(prefix, 0, key, 0, prefix.length);
-            key[prefix.length] = LockType.PART_SEPARATOR;
-            System.arraycopy(name, 0, key, prefix.length + 1, name.length);
-            this.recordKeys[i] = key;
+            this.recordKeys[i] = internalKey(keyPrefix, "node:" + nodes[i].name());
         }
+        this.markerKey = internalKey(keyPrefix, "kept-since");
+    }
+
+    /** The prefix, the separator byte 0xFF (never in UTF-8, so no lock's key is one of these) and the name. */
+    private static byte[] internalKey(String keyPrefix, String name) {
+        byte[] prefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
+        byte[] suffix = ascii(name);
+        byte[] key = new byte[prefix.length + 1 + suffix.length];
+        System.arraycopy(prefix, 0, key, 0, prefix.length);
+        key[prefix.length] = LockType.PART_SEPARATOR;
+        System.arraycopy(suffix, 0, key, prefix.length + 1, suffix.length);
+        return key;
     }
 
     /**
@@ -138,34 +156,60 @@ final class RestartGuard implements AutoCloseable {
             exclude(node, epoch, notIndependent);
             return CompletableFuture.completedFuture(null);
         }
-        long waitNanos = this.quarantineNanos - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
-        CompletableFuture<Verdict> verdict;
-        if (this.mode == RestartQuarantine.NEVER || waitNanos <= 0) {
-            verdict = CompletableFuture.completedFuture(Verdict.VOTE);
-        }
-        else if (this.mode == RestartQuarantine.ALWAYS) {
-            verdict = Verdict.wait("up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)");
-        }
-        else if (info.durable()) {
-            verdict = CompletableFuture.completedFuture(Verdict.VOTE); // appendfsync always: it kept every key it acknowledged
-        }
-        else if (previous != null && !previous.equals(info.runId())) {
-            verdict = Verdict.wait("restarted " + info.uptimeSeconds() + " s ago (its run_id changed while this client was connected)");
-        }
-        else {
-            verdict = restartSeenByOthers(index, info);
-        }
+        CompletableFuture<Object> marker = mark(index, info);
+        CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
+                : records(index).thenCombine(marker, (records, kept) -> judge(index, info, previous, records, kept));
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
             if (!decided.decided()) {
                 return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
             }
             boolean applied = (decided.quarantine() == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
-                    : quarantine(node, epoch, waitNanos, decided.quarantine());
+                    : quarantine(node, epoch, decided.waitNanos(), decided.quarantine());
             if (applied) {
                 node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                 record(index, info.runId()); // after reading: another client's check must still find the old run_id
             }
         });
+    }
+
+    /**
+     * The verdict of {@code AUTO} and {@code ALWAYS} on a node, from what it says of itself, the run_id this client
+     * saw on it before ({@code previous}, or null), the other nodes' records of it (null when too few answered) and
+     * its marker as it was before this check ({@code kept}).
+     */
+    private Verdict judge(int index, ServerInfo info, String previous, NodeRecords records, Object kept) {
+        if (records == null) {
+            this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
+            return Verdict.UNDECIDED; // fails closed: the longest max-ttl of the fleet is unknown
+        }
+        NodeRecords.Entry longest = records.longest();
+        boolean fleetLonger = longest != null && longest.quarantineMillis() > this.quarantineMillis;
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(fleetLonger ? longest.quarantineMillis() : this.quarantineMillis)
+                - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
+        if (waitNanos <= 0) {
+            return Verdict.VOTE;
+        }
+        String length = fleetLonger ? "; it waits for the longest max-ttl that a client of this prefix recorded for it, a max-ttl of "
+                + seconds(longest.maxTtlMillis()) + " (this client's is " + seconds(this.maxTtlMillis) + ")"
+                : "; it waits for this client's max-ttl of " + seconds(this.maxTtlMillis);
+        if (this.mode == RestartQuarantine.ALWAYS) {
+            return new Verdict(true, "up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)" + length, waitNanos);
+        }
+        NodeRecords.Entry other = records.otherProcess(info.runId());
+        String restart = (previous != null && !previous.equals(info.runId())) ? "its run_id changed while this client was connected"
+                : (other != null) ? "while in use: run_id " + other.runId() + " was seen on it " + other.ageMillis() + " ms ago" : null;
+        if (restart == null) {
+            return Verdict.VOTE;
+        }
+        if (info.durable() && kept instanceof byte[] marker && !info.runId().equals(text(marker))) {
+            logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " restarted " + info.uptimeSeconds()
+                    + " s ago (" + restart + ") and votes at once: it logs every write before answering, and came back with the data "
+                    + "it had acknowledged since run_id " + text(marker));
+            return Verdict.VOTE;
+        }
+        String durable = info.durable() ? "; it logs every write, but came back without the marker written before its restart, so "
+                + "without the data it had acknowledged" : "";
+        return new Verdict(true, "restarted " + info.uptimeSeconds() + " s ago (" + restart + ")" + durable + length, waitNanos);
     }
 
     /**
@@ -215,11 +259,10 @@ final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * Whether the other nodes hold a record of another server process on this node, seen recently enough to
-     * matter. Fails closed: unless at least {@code quorum - 1} other nodes answered (as many as a quorum that
-     * includes this node needs), the answer is {@link Verdict#UNDECIDED} and the node is checked again shortly.
+     * What the other nodes recorded of this node, or null when fewer than {@code quorum - 1} of them answered
+     * (as many as a quorum that includes this node needs), in which case the check fails closed.
      */
-    private CompletableFuture<Verdict> restartSeenByOthers(int index, ServerInfo info) {
+    private CompletableFuture<NodeRecords> records(int index) {
         List<CompletableFuture<Object>> reads = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isConnected()) {
@@ -229,34 +272,19 @@ final class RestartGuard implements AutoCloseable {
         }
         int needed = this.nodes.length / 2; // quorum - 1
         return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-            long answered = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
-            String found = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER)
-                    .map((reply) -> otherProcess(reply, info.runId(), this.keepMillis)).filter((seen) -> seen != null)
-                    .findFirst().orElse(null);
-            if (found != null) {
-                return new Verdict(true, "restarted " + info.uptimeSeconds() + " s ago while in use (" + found + ")");
-            }
-            if (answered < needed) {
-                this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
-                return Verdict.UNDECIDED;
-            }
-            return Verdict.VOTE;
+            List<Object> answers = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).toList();
+            return (answers.size() < needed) ? null : NodeRecords.parse(answers, this.maxTtlMillis, this.quarantineMillis);
         });
     }
 
-    /** Describes a record of another run_id seen within {@code keepMillis}, or returns null. */
-    private static String otherProcess(Object reply, String runId, long keepMillis) {
-        if (!(reply instanceof List<?> entries)) {
-            return null;
-        }
-        for (int i = 0; i + 1 < entries.size(); i += 2) {
-            String seen = text(entries.get(i));
-            long age = Long.parseLong(text(entries.get(i + 1)));
-            if (!seen.equals(runId) && age <= keepMillis) {
-                return "run_id " + seen + " was seen on it " + age + " ms ago";
-            }
-        }
-        return null;
+    /**
+     * Keeps the node's marker of the server process since which it kept its data (set while it is durable, deleted
+     * while it is not) and returns it as it was before, or {@link #NO_ANSWER}.
+     */
+    private CompletableFuture<Object> mark(int index, ServerInfo info) {
+        return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey }, ascii(info.runId()),
+                ascii(info.durable() ? "1" : "0")).<Object>thenApply((before) -> before)
+                .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER);
     }
 
     private boolean quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
@@ -279,17 +307,28 @@ final class RestartGuard implements AutoCloseable {
         byte[] run = ascii(runId);
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isConnected()) {
-                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, ascii(Long.toString(this.keepMillis)))
+                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, ascii(Long.toString(this.maxTtlMillis)),
+                        ascii(Long.toString(this.quarantineMillis)))
                         .exceptionally((failure) -> null); // refreshed again soon
             }
         }
     }
 
+    /**
+     * Writes this client's records again, and each node's marker as the node's durability is now: a node whose
+     * {@code appendfsync} was weakened at run time loses its marker within a refresh period.
+     */
     private void refresh() {
         for (int i = 0; i < this.nodes.length; i++) {
+            int index = i;
             String runId = this.nodes[i].vote().runId();
             if (runId != null && this.nodes[i].vote().current().checked()) {
                 record(i, runId);
+                this.nodes[i].serverInfo().thenAccept((info) -> {
+                    if (info.runId().equals(runId) && info.master()) {
+                        mark(index, info);
+                    }
+                }).exceptionally((failure) -> null); // refreshed again soon
             }
         }
     }
@@ -310,20 +349,22 @@ final class RestartGuard implements AutoCloseable {
         return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
     }
 
+    /** A max-ttl for messages: {@code "60 s"}, or {@code "1500 ms"} when it is not whole seconds. */
+    private static String seconds(long millis) {
+        return (millis % 1000 == 0) ? (millis / 1000) + " s" : millis + " ms";
+    }
+
     /**
      * What a check decided: vote now ({@code quarantine} null), wait for the reason given, or nothing yet.
      * @param decided false when too few nodes answered: the node stays unchecked and is checked again
      * @param quarantine why the node waits, or null when it votes
+     * @param waitNanos how much longer the node waits, when it does
      */
-    private record Verdict(boolean decided, String quarantine) {
+    private record Verdict(boolean decided, String quarantine, long waitNanos) {
 
-        static final Verdict VOTE = new Verdict(true, null);
+        static final Verdict VOTE = new Verdict(true, null, 0);
 
-        static final Verdict UNDECIDED = new Verdict(false, null);
-
-        static CompletableFuture<Verdict> wait(String reason) {
-            return CompletableFuture.completedFuture(new Verdict(true, reason));
-        }
+        static final Verdict UNDECIDED = new Verdict(false, null, 0);
 
     }
 

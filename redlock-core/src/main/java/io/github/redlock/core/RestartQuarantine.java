@@ -10,17 +10,20 @@ package io.github.redlock.core;
 public enum RestartQuarantine {
 
     /**
-     * Quarantine a node whose {@code run_id} differs from one that a client saw on it within the last
-     * {@code maxTtl}: it restarted while in use. Clients record each node's {@code run_id}, and when they
-     * last saw it, on the other nodes, so a client started after the restart knows it too. A node no client
-     * recorded (a first deployment, fresh test nodes) votes at once, and so does a node that reports
-     * {@code appendonly yes} with {@code appendfsync always} (it kept its keys). The default.
+     * Quarantine a node whose {@code run_id} differs from one that a client recorded for it recently: it
+     * restarted while in use. Clients record each node's {@code run_id}, when they last saw it and their own
+     * {@code maxTtl} on the other nodes, so a client started after the restart knows it too; the node waits for
+     * the longest {@code maxTtl} recorded (a fleet's clients may differ), never less than the checking client's
+     * own. A node no client recorded (a first deployment, fresh test nodes) votes at once, and so does a node
+     * that reports {@code appendonly yes} with {@code appendfsync always} and proves it came back with its data
+     * (a marker that clients wrote on it before the restart is still there). The default.
      */
     AUTO,
 
     /**
-     * Quarantine every node up for less than {@code maxTtl}, first start included: the only safe choice
-     * when all nodes may restart empty at once (then no record survives to tell a restart from a first start).
+     * Quarantine every node up for less than {@code maxTtl} (or the longest {@code maxTtl} recorded for it),
+     * first start included: the only safe choice when all nodes may restart empty at once (then no record
+     * survives to tell a restart from a first start; give every client the fleet's longest {@code maxTtl}).
      */
     ALWAYS,
 

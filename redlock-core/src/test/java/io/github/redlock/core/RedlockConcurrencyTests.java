@@ -121,10 +121,13 @@ class RedlockConcurrencyTests {
             injectFaults(done, faults);
             return null;
         });
-        // maxTtl = TTL: a restarted node is quarantined for about TTL + 1 s, not the default minute.
+        // maxTtl = TTL: a restarted node is quarantined for about TTL + 1 s, not the default minute. A prefix of their
+        // own: the set-up's clients (max-ttl 60 s) record the nodes under the default one, and a restarted node waits for
+        // the longest max-ttl recorded under its prefix.
         List<Redlock> quarantining = new ArrayList<>();
         for (int c = 0; c < CLIENTS; c++) {
-            quarantining.add(TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).maxTtl(TTL).build());
+            quarantining.add(TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).maxTtl(TTL)
+                    .keyPrefix("faults:").build());
         }
         int total;
         try {

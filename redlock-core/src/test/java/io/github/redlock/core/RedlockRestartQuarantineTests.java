@@ -24,10 +24,21 @@ class RedlockRestartQuarantineTests {
 
     private static final Duration MAX_TTL = Duration.ofSeconds(6);
 
+    /** The max-ttl of a long-lived client of a fleet; its leases outlive the fleet tests. */
+    private static final Duration LONG_MAX_TTL = Duration.ofSeconds(20);
+
+    /** The max-ttl of a short-lived client of a fleet. */
+    private static final Duration SHORT_MAX_TTL = Duration.ofSeconds(1);
+
+    private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     private NodeInspector nodes;
+
+    /** When node 2 last came back ({@link System#nanoTime()}). */
+    private long restartedNanos;
 
     @BeforeEach
     void setUp() {
@@ -42,7 +53,7 @@ class RedlockRestartQuarantineTests {
     @Test
     void aClientStartedAfterTheRestartCannotTakeALockHeldThroughTheRestartedNode() {
         try (Redlock first = redlock(RestartQuarantine.AUTO)) {
-            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", new String[0]);
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY);
             try (Redlock second = redlock(RestartQuarantine.AUTO)) {
                 assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
                 assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
@@ -58,7 +69,7 @@ class RedlockRestartQuarantineTests {
     @Test
     void theLongLivedClientItselfDoesNotLetTheRestartedNodeVote() {
         try (Redlock first = redlock(RestartQuarantine.AUTO)) {
-            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", new String[0]);
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY);
             awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() != NodeStatus.State.DOWN);
             NodeStatus status = first.nodeStatuses().get(redis.node(2).hostAndPort());
             assertThat(status.state()).isEqualTo(NodeStatus.State.QUARANTINED);
@@ -72,7 +83,7 @@ class RedlockRestartQuarantineTests {
     @Test
     void withoutTheQuarantineTheSecondClientTakesTheLockWhileTheFirstStillHoldsIt() {
         try (Redlock first = redlock(RestartQuarantine.NEVER)) {
-            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", new String[0]);
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY);
             try (Redlock second = redlock(RestartQuarantine.NEVER)) {
                 Optional<RedlockLease> secondGrant = second.tryAcquire("k", MAX_TTL);
                 assertThat(secondGrant).as("the hazard: a second grant").isPresent();
@@ -82,16 +93,105 @@ class RedlockRestartQuarantineTests {
         }
     }
 
+    /**
+     * A fleet: the first client (max-ttl 20 s) holds the lock through the restarted node; a second client with a
+     * max-ttl of 1 s, built once the node has been up for longer than its own quarantine (1 s, drift and a
+     * second), must not let it vote while the first lease may still depend on it.
+     */
     @Test
-    void aNodeThatLogsEveryWriteBeforeAnsweringVotesRightAfterItsRestart() {
-        try (Redlock first = redlock(RestartQuarantine.AUTO)) {
-            holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", new String[] { "--appendonly", "yes", "--appendfsync", "always" });
-            try (Redlock second = redlock(RestartQuarantine.AUTO)) {
-                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.UP);
+    void aShortMaxTtlClientKeepsTheRestartedNodeQuarantinedForTheLongestMaxTtlRecorded() {
+        try (Redlock first = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", LONG_MAX_TTL, Restart.EMPTY);
+            sleepUntilNodeTwoIsUpFor(Duration.ofMillis(3500)); // past the short client's own quarantine
+            try (Redlock second = redlock(SHORT_MAX_TTL, RestartQuarantine.AUTO)) {
+                NodeStatus status = second.nodeStatuses().get(redis.node(2).hostAndPort());
+                assertThat(status.state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(status.quarantinedFor()).isGreaterThan(Duration.ofSeconds(10));
+                assertThat(status.reason()).contains("max-ttl of 20 s").contains("this client's is 1 s");
+                assertThat(second.tryAcquire("k", SHORT_MAX_TTL)).isEmpty();
+                assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
             }
+        }
+    }
+
+    /**
+     * The short client's record refreshes (every half second) must not erase the long client's record of the
+     * node's previous {@code run_id}: a long client built seconds later must still see the restart.
+     */
+    @Test
+    void aShortMaxTtlClientsRefreshesDoNotEraseTheRestartThatALongerOneRecorded() {
+        try (Redlock first = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", LONG_MAX_TTL, Restart.EMPTY);
+            try (Redlock second = redlock(SHORT_MAX_TTL, RestartQuarantine.AUTO)) {
+                // Longer than twice the short client's quarantine and a refresh: what it prunes, it has pruned.
+                sleep(Duration.ofSeconds(6));
+                try (Redlock third = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+                    assertThat(third.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                    assertThat(third.tryAcquire("k", LONG_MAX_TTL)).isEmpty();
+                    assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+                }
+            }
+        }
+    }
+
+    /** The control of the two tests above: without the quarantine, the short client takes the held lock. */
+    @Test
+    void withoutTheQuarantineTheShortMaxTtlClientTakesTheLockWhileTheLongOneHoldsIt() {
+        try (Redlock first = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", LONG_MAX_TTL, Restart.EMPTY);
+            try (Redlock second = redlock(SHORT_MAX_TTL, RestartQuarantine.NEVER)) {
+                Optional<RedlockLease> secondGrant = second.tryAcquire("k", SHORT_MAX_TTL);
+                assertThat(secondGrant).as("the hazard: a second grant").isPresent();
+                assertThat(held.isValid()).as("while the first lease is valid").isTrue();
+                secondGrant.get().release();
+            }
+        }
+    }
+
+    /**
+     * A node that came back empty (a new directory, a container without its volume) under {@code appendonly yes}
+     * and {@code appendfsync always}: the configuration of the new process proves nothing about the old data, so
+     * it is quarantined for the client that held a lock through it and for a client built after the restart.
+     */
+    @Test
+    void aNodeRestartedEmptyUnderADurableConfigurationIsQuarantined() {
+        try (Redlock first = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY_DURABLE);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() != NodeStatus.State.DOWN);
+            assertThat(first.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+            assertThat(first.tryAcquire("k", MAX_TTL)).isEmpty();
+            try (Redlock second = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+            }
+            assertThat(held.isValid()).as("the first lease was still valid at the refused attempts").isTrue();
         }
         finally {
             redis.node(2).restart(); // back to the harness's options for the next tests
+        }
+    }
+
+    /**
+     * A node that logs every write before answering, from before the lock was taken, and came back with its files:
+     * it kept every key it acknowledged, proven by the marker that clients wrote on it before the restart, so it
+     * votes at once, for the holder and for a client built after the restart.
+     */
+    @Test
+    void aNodeThatKeptItsDataThroughTheRestartVotesAtOnce() {
+        redis.node(2).restart(DURABLE);
+        try (Redlock first = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.KEEPING_DATA);
+            assertThat(this.nodes.get(2, "redlock:k")).as("the node kept the lock's key").isEqualTo(held.token());
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
+            try (Redlock second = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.UP);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+                assertThat(second.tryAcquire("other", MAX_TTL)).hasValueSatisfying(RedlockLease::release);
+            }
+            assertThat(held.isValid()).isTrue();
+        }
+        finally {
+            redis.node(2).restart();
         }
     }
 
@@ -116,23 +216,62 @@ class RedlockRestartQuarantineTests {
     }
 
     private static Redlock redlock(RestartQuarantine quarantine) {
-        return TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(MAX_TTL).restartQuarantine(quarantine).build();
+        return redlock(MAX_TTL, quarantine);
+    }
+
+    private static Redlock redlock(Duration maxTtl, RestartQuarantine quarantine) {
+        return TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(maxTtl).restartQuarantine(quarantine).build();
     }
 
     /**
-     * Makes {@code first} hold {@code key} on exactly nodes 0 to 2 (3 and 4 hold another client's key, which
-     * expires soon), restarts node 2 empty with the given options, and waits until the other client's keys are
-     * gone.
+     * Makes {@code first} hold {@code key} for {@code ttl} on exactly nodes 0 to 2 (3 and 4 hold another client's
+     * key, which expires soon), restarts node 2 as told, and waits until the other client's keys are gone.
      */
-    private RedlockLease holdOnNodesZeroToTwoThenRestartNodeTwo(Redlock first, String key, String[] options) {
+    private RedlockLease holdOnNodesZeroToTwoThenRestartNodeTwo(Redlock first, String key, Duration ttl, Restart restart) {
         for (int i = 3; i < 5; i++) {
             this.nodes.set(i, "redlock:" + key, "another-client", Duration.ofMillis(1200));
         }
-        RedlockLease held = first.acquire(key, MAX_TTL, Duration.ZERO);
+        RedlockLease held = first.acquire(key, ttl, Duration.ZERO);
         this.nodes.awaitValues("redlock:" + key, held.token(), held.token(), held.token(), "another-client", "another-client");
-        redis.node(2).restart(options);
+        switch (restart) {
+            case EMPTY -> redis.node(2).restart();
+            case EMPTY_DURABLE -> redis.node(2).restart(DURABLE);
+            case KEEPING_DATA -> redis.node(2).restartKeepingData(DURABLE);
+        }
+        this.restartedNanos = System.nanoTime();
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get(3, "redlock:" + key) == null && this.nodes.get(4, "redlock:" + key) == null);
         return held;
+    }
+
+    private void sleepUntilNodeTwoIsUpFor(Duration uptime) {
+        sleep(uptime.minusNanos(System.nanoTime() - this.restartedNanos));
+    }
+
+    private static void sleep(Duration duration) {
+        if (duration.isNegative()) {
+            return;
+        }
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** How node 2 comes back. */
+    private enum Restart {
+
+        /** Empty, persisting nothing, as the harness runs nodes. */
+        EMPTY,
+
+        /** Empty, with {@code appendonly yes} and {@code appendfsync always}: a new disk under a durable configuration. */
+        EMPTY_DURABLE,
+
+        /** With the files it wrote under the durable configuration it already ran with. */
+        KEEPING_DATA
+
     }
 
 }

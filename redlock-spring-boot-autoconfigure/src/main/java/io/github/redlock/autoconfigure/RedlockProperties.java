@@ -47,7 +47,7 @@ public class RedlockProperties {
     private Duration maxTtl = Duration.ofSeconds(60);
 
     /**
-     * When a node that restarted may vote again: auto (a node that restarted while in use waits max-ttl after its start; fresh nodes and nodes with appendfsync always vote at once), always (every node up for less than max-ttl waits, first start included) or never.
+     * When a node that restarted may vote again: auto (a node that restarted while in use waits the longest max-ttl any client recorded for it after its start; fresh nodes, and nodes with appendfsync always that prove they kept their data, vote at once), always (every node up for less than max-ttl waits, first start included) or never.
      */
     private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
 

@@ -14,8 +14,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One real {@code redis-server} process on a free loopback port, with faults to inject: {@link #kill()}
- * (SIGKILL), {@link #pause()} (SIGSTOP), {@link #resume()} (SIGCONT) and {@link #restart()} (empty, on
- * the same port). The node never persists anything, and its process never outlives the JVM.
+ * (SIGKILL), {@link #pause()} (SIGSTOP), {@link #resume()} (SIGCONT), {@link #restart()} (empty, on the same
+ * port) and {@link #restartKeepingData(String...)} (a crash and recovery from the node's own files). The node
+ * persists nothing unless a restart's options turn persistence on, and its process never outlives the JVM.
  */
 public final class RedisNode implements AutoCloseable {
 
@@ -179,20 +180,66 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Kills the node if it runs, then starts it again empty on the same port with extra server options, which
-     * override the harness's own (e.g. {@code "--appendonly", "yes", "--appendfsync", "always"}), and waits until
-     * it answers. The options last until the next restart.
+     * Kills the node if it runs, deletes whatever it persisted (its RDB snapshot and append-only files), then starts
+     * it again empty on the same port with extra server options, which override the harness's own (e.g.
+     * {@code "--appendonly", "yes", "--appendfsync", "always"}), and waits until it answers. The options last until
+     * the next restart. It is a node that came back without its data: a new disk, a container without a volume.
      * @param serverOptions {@code redis-server} command-line options, each name and value an element
      */
     public void restart(String... serverOptions) {
+        relaunch(true, serverOptions);
+    }
+
+    /**
+     * Kills the node if it runs (SIGKILL: a crash, nothing flushed on the way out), then starts it again on the same
+     * port and working directory, so that it loads what it persisted there, with the given server options, and
+     * waits until it answers. A node that ran with {@code "--appendonly", "yes", "--appendfsync", "always"} comes
+     * back with every write it acknowledged; one that persisted nothing comes back empty.
+     * @param serverOptions {@code redis-server} command-line options, each name and value an element; pass the
+     * options the node ran with (at least its persistence options), or it does not load its files
+     */
+    public void restartKeepingData(String... serverOptions) {
+        relaunch(false, serverOptions);
+    }
+
+    private void relaunch(boolean empty, String... serverOptions) {
         this.lock.lock();
         try {
             kill();
+            if (empty) {
+                deleteData();
+            }
             launch(this.port, serverOptions);
             awaitReady();
         }
         finally {
             this.lock.unlock();
+        }
+    }
+
+    /** Deletes the node's persisted data: the RDB snapshot and the append-only files of Redis 6 and 7. */
+    private void deleteData() {
+        for (String name : List.of("dump.rdb", "appendonly.aof", "appendonlydir")) {
+            deleteRecursively(this.directory.resolve(name));
+        }
+    }
+
+    private static void deleteRecursively(Path path) {
+        if (Files.isDirectory(path)) {
+            try (var files = Files.list(path)) {
+                for (Path file : (Iterable<Path>) files::iterator) {
+                    deleteRecursively(file);
+                }
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("Cannot delete " + path, ex);
+            }
+        }
+        try {
+            Files.deleteIfExists(path);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot delete " + path, ex);
         }
     }
 
@@ -289,13 +336,10 @@ public final class RedisNode implements AutoCloseable {
     @Override
     public void close() {
         kill();
-        try (var files = Files.list(this.directory)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Files.deleteIfExists(file);
-            }
-            Files.deleteIfExists(this.directory);
+        try {
+            deleteRecursively(this.directory);
         }
-        catch (IOException ex) {
+        catch (UncheckedIOException ex) {
             // Best effort: the directory is in the temporary folder.
         }
     }
