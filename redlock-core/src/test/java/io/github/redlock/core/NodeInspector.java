@@ -84,6 +84,22 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /**
+     * Sets {@code key} to {@code value} for {@code ttl} on a node and runs a script right after it in one transaction
+     * (MULTI, EXEC), so that no other command comes in between; returns the script's integer reply.
+     */
+    long setThenEval(int node, String key, String value, Duration ttl, String script, String[] keys, String... args) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.setTimeout(Duration.ofSeconds(60)); // a script given many keys takes a while on a loaded machine
+            io.lettuce.core.api.sync.RedisCommands<String, String> commands = connection.sync();
+            commands.multi();
+            commands.set(key, value, SetArgs.Builder.px(ttl.toMillis()));
+            commands.eval(script, ScriptOutputType.INTEGER, keys, args);
+            io.lettuce.core.TransactionResult result = commands.exec();
+            return result.get(1);
+        }
+    }
+
     /** Drops every pub/sub connection on a node, as a network blip would. */
     void dropPubSubClients(int node) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {

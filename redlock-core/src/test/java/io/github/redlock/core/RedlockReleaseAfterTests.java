@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * A release that leaves the lock taken for a while ({@link RedlockLease#releaseAfter(Duration)}), on five real
@@ -24,6 +26,10 @@ class RedlockReleaseAfterTests {
     /** The compare-and-extend of extend.lua, by 30 s: what an extension of the lease would do on a node. */
     private static final String EXTEND_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('pexpire', KEYS[1], 30000) "
             + "return 1 end return 0";
+
+    /** What a script sees of its last key once it has read all the others: its PTTL while it holds ARGV[1], else -3. */
+    private static final String LAST_KEY_PROBE = "for i = 1, #KEYS - 1 do redis.call('get', KEYS[i]) end "
+            + "if redis.call('get', KEYS[#KEYS]) == ARGV[1] then return redis.call('pttl', KEYS[#KEYS]) end return -3";
 
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
@@ -81,6 +87,28 @@ class RedlockReleaseAfterTests {
         for (int i = 0; i < redis.nodes().size(); i++) {
             assertThat(this.nodes.get().pttl(i, "redlock:job:short")).as("ttl on node " + i).isLessThanOrEqualTo(2000L);
         }
+    }
+
+    /**
+     * The hazard: a key with no time left when the script reads it (PTTL 0) was given the whole delay, so the lock
+     * stayed taken long after the key would have expired. A PTTL of 0 is a key's last millisecond, which a test cannot
+     * hit on purpose, or, before Redis 7.2 (the tests run 7.0 and 6.2), a key that expired while the script ran: a
+     * script sees keys as they were when it started, but PTTL reads the clock. The test makes the second happen: in
+     * one transaction the key is set for 50 ms, then the script gets 500,000 absent keys ahead of it, whose reads
+     * take far longer. The probe, made the same way, shows that a script then finds the key still holding the token
+     * with a PTTL of 0 (where it does not, e.g. on Redis 7.2, the hazard cannot be shown so: skipped).
+     */
+    @Test
+    void aReleaseLaterEndsAKeyWithNoTimeLeftInsteadOfLengtheningIt() {
+        String[] keys = new String[500_001];
+        Arrays.fill(keys, "redlock:absent");
+        keys[keys.length - 1] = "redlock:job:last";
+        long seen = this.nodes.get().setThenEval(0, "redlock:job:last", "token", Duration.ofMillis(50), LAST_KEY_PROBE, keys, "token");
+        assumeThat(seen).as("PTTL of the key as a script saw it after reading 500,000 keys (-3: no longer held)").isZero();
+        this.nodes.get().setThenEval(0, "redlock:job:last", "token", Duration.ofMillis(50), LuaScript.RELEASE_LATER.body(), keys,
+                "token", "60000");
+        assertThat(this.nodes.get().pttl(0, "redlock:job:last")).as("PTTL of the key released later with no time left (-2: gone)")
+                .isEqualTo(-2L);
     }
 
     @Test
