@@ -226,9 +226,9 @@ final class LockEngine implements Retries.Attempts {
     @Override
     public CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
             long deadlineNanos, boolean waiting, String acquisitionToken) {
-        // The exclusive lock draws a token per attempt. A read or write lock keeps one for the acquisition: it
-        // is also its place in the nodes' queue, which must survive from one attempt to the next. Either way
-        // each attempt's clean-up reaches every node before the next attempt's command, on the same connection.
+        // The exclusive lock, on one key or several, draws a token per attempt. A read or write lock keeps one for
+        // the acquisition: it is also its place in the nodes' queue, which must survive from one attempt to the next.
+        // Either way each attempt's clean-up reaches every node before the next attempt's command, on the same connection.
         String token = (acquisitionToken != null) ? acquisitionToken : Tokens.newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = this.nodes.newCall(type.command());
@@ -422,8 +422,10 @@ final class LockEngine implements Retries.Attempts {
         Attempt failed = Attempt.failed(report, problem, retrying);
         boolean quiet = retrying && !freed;
         LuaScript cleanup = quiet ? type.retryCleanupScript() : type.releaseScript();
-        // A read or write lock's retry clean-up is never owed: the next attempt uses the same token.
-        long owedUntil = (retrying && type != LockType.EXCLUSIVE) ? 0 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        // A read or write lock's retry clean-up is never owed: sent late, it would delete what the next attempt set
+        // under the same token. Every other attempt's token is its own (LockType#keepsTokenAcrossAttempts).
+        long owedUntil = (retrying && type.keepsTokenAcrossAttempts()) ? 0
+                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         return this.nodes.inProgramOrder(() -> {
             // sent here, not through release(): one hop at most
             // A retry's clean-up does not publish: waiters, this one included, would wake each other in turn

@@ -154,6 +154,16 @@ enum LockType {
         return (this == WRITE) ? LuaScript.RELEASE : releaseScript();
     }
 
+    /**
+     * Whether an acquisition keeps one token for all its attempts: a reader's or writer's token is also its place in
+     * the nodes' queue, which must survive from one attempt to the next. The exclusive lock, on one key or several,
+     * has no queue and draws a token per attempt, so that a failed attempt's clean-up, however late it arrives,
+     * deletes nothing of a later attempt's.
+     */
+    boolean keepsTokenAcrossAttempts() {
+        return this == READ || this == WRITE;
+    }
+
     /** The script that extends a lease of this type. */
     LuaScript extendScript() {
         return switch (this) {

@@ -83,7 +83,10 @@ final class Retries implements Runnable {
 
     private int attempts;
 
-    /** The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock. */
+    /**
+     * The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock, on one
+     * key or several, which draws one per attempt.
+     */
     private final String token;
 
     /** Whether an attempt is under way or the loop waits; only the one who moves it from waiting starts the next. */
@@ -124,7 +127,7 @@ final class Retries implements Runnable {
         this.deadlineNanos = deadlineNanos;
         this.waiting = waiting;
         this.result = result;
-        this.token = (type != LockType.EXCLUSIVE) ? Tokens.newToken() : null;
+        this.token = type.keepsTokenAcrossAttempts() ? Tokens.newToken() : null;
     }
 
     /**

@@ -86,6 +86,98 @@ class RedlockMultiKeyTests {
         assertThat(this.nodes.get().values("redlock:split:b")).containsExactly("someone-else", "someone-else", "someone-else", null, null);
     }
 
+    /**
+     * The hazard: a failed attempt on several keys whose clean-up could not reach a node that set them (cut off in
+     * between) left them there for their whole ttl when the caller was to try again, while an exclusive attempt's
+     * clean-up is kept and sent once the node is back. Nodes 0 to 2 hold one of the keys for someone else and are
+     * frozen, so that the attempt's outcome waits until node 4, which set both keys, is cut off; their refusals
+     * then fail the attempt. The caller's next attempt is a minute away (its retry delay, the holder's ttl) and given
+     * up before node 4 is back, so that only the owed clean-up can free the keys there.
+     */
+    @Test
+    void aCleanUpBeforeARetryThatANodeMissedIsSentWhenItIsBack() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            this.nodes.get().set(i, "redlock:owed:b", "someone-else", Duration.ofSeconds(60));
+        }
+        try (Redlock waiting = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(20)).retryDelay(Duration.ofMinutes(2))
+                .build()) {
+            CompletableFuture<Optional<RedlockLease>> acquisition;
+            for (int i = 0; i < 3; i++) {
+                redis.node(i).pause();
+            }
+            try {
+                acquisition = waiting.tryAcquireAsync(List.of("owed:a", "owed:b"), Duration.ofSeconds(30), Duration.ofSeconds(60));
+                TestSupport.awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get().get(3, "redlock:owed:b") != null
+                        && this.nodes.get().get(4, "redlock:owed:b") != null);
+                redis.node(4).cutOff();
+                TestSupport.awaitTrue(Duration.ofSeconds(10), () -> !waiting.nodeConnections().get(redis.node(4).hostAndPort()));
+            }
+            finally {
+                for (int i = 0; i < 3; i++) {
+                    redis.node(i).resume();
+                }
+            }
+            try {
+                // Refused by nodes 0 to 2: the attempt failed, and its clean-up went to every node it reached.
+                TestSupport.awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get().get(3, "redlock:owed:a") == null);
+                acquisition.cancel(false);
+            }
+            finally {
+                redis.node(4).heal();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (!this.nodes.get().keys(4, "redlock:owed:*").isEmpty() && System.nanoTime() - deadline < 0) {
+                Thread.sleep(50);
+            }
+            assertThat(this.nodes.get().keys(4, "redlock:owed:*")).as("keys of the failed attempt on node 4, 15 s after it was back")
+                    .isEmpty();
+        }
+    }
+
+    /**
+     * The hazard of owing a clean-up before a retry: arriving late, it must delete nothing that a later attempt of
+     * the same caller set, which is why each attempt on several keys has a token of its own. The first attempt is
+     * held undecided (nodes 0 to 2, which hold one key for someone else, frozen) while its token is read on node 3;
+     * once it has failed, the other holder's keys go and the caller gets the lock; then the first attempt's clean-up,
+     * run again on every node as a late one would be, leaves the lease's keys alone.
+     */
+    @Test
+    void aLateCleanUpOfAFailedAttemptLeavesTheLeaseOfALaterAttemptAlone() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            this.nodes.get().put(i, "redlock:late:b", "someone-else");
+        }
+        try (Redlock waiting = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(20)).build()) {
+            CompletableFuture<Optional<RedlockLease>> acquisition;
+            String first;
+            for (int i = 0; i < 3; i++) {
+                redis.node(i).pause();
+            }
+            try {
+                acquisition = waiting.tryAcquireAsync(List.of("late:a", "late:b"), Duration.ofSeconds(30), Duration.ofSeconds(30));
+                TestSupport.awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get().get(3, "redlock:late:a") != null);
+                first = this.nodes.get().get(3, "redlock:late:a");
+            }
+            finally {
+                for (int i = 0; i < 3; i++) {
+                    redis.node(i).resume();
+                }
+            }
+            TestSupport.awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get().get(3, "redlock:late:a") == null); // cleaned up
+            for (int i = 0; i < 3; i++) {
+                this.nodes.get().delete(i, "redlock:late:b");
+            }
+            RedlockLease lease = acquisition.get(30, TimeUnit.SECONDS).orElseThrow();
+            for (int i = 0; i < redis.nodes().size(); i++) {
+                for (String key : List.of("redlock:late:a", "redlock:late:b")) {
+                    this.nodes.get().eval(i, LuaScript.RELEASE_MULTI.body(), key, first);
+                }
+            }
+            assertThat(this.nodes.get().values("redlock:late:a").stream().filter(lease.token()::equals).count())
+                    .as("nodes that hold the lease's first key after the first attempt's clean-up came again").isGreaterThanOrEqualTo(3);
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
     @Test
     void duplicateKeysCountOnceAndOneKeyIsThePlainLockOfIt() {
         RedlockLease lease = this.redlock.get().acquire(Arrays.asList("dup:a", "dup:b", "dup:a"), Duration.ofSeconds(10), Duration.ZERO);
