@@ -67,6 +67,16 @@ final class AttemptLatencies {
         }
     }
 
+    /** How many waits ended with the lock held. */
+    synchronized long acquisitions() {
+        return this.acquisitions;
+    }
+
+    /** The longest wait that ended with the lock held, in microseconds. */
+    synchronized long maxMicros() {
+        return this.maxMicros;
+    }
+
     /** Records a wait that ended without the lock (the wait time ran out, or the client failed). */
     synchronized void failed() {
         this.failures++;

@@ -56,8 +56,16 @@ import org.redisson.client.RedisException;
  * Targets, against Redisson's RLock in the same run: acquisitions/s at least 1.0× and attempt p99 at most
  * 1.5× at 8 threads; no wait above 4 s at 32 threads. Threads come from {@code -t}, 8 if not given:
  * <pre>
- * java -jar redlock-benchmarks/target/benchmarks.jar HandoffBenchmark -t 8 -f 1 -wi 2 -i 3 -r 5s
- * java -jar redlock-benchmarks/target/benchmarks.jar HandoffBenchmark -t 32 -f 1 -wi 2 -i 3 -r 5s
+ * java -jar redlock-benchmarks/target/benchmarks.jar 'HandoffBenchmark.(redlock|redisson.*)$' -t 8 -f 1 -wi 2 -i 3 -r 5s
+ * java -jar redlock-benchmarks/target/benchmarks.jar 'HandoffBenchmark.(redlock|redisson.*)$' -t 32 -f 1 -wi 2 -i 3 -r 5s
+ * </pre>
+ * {@code redlockTwoClients} is the fairness check: the threads alternate between two {@code Redlock} clients of the
+ * same nodes (two processes, as far as the nodes can tell), so that one client's line of local waiters, each handed
+ * the key by the one before, must still let the other client in. Its trial also prints each client's share of the
+ * grants and the longest wait, and whether it is fair: neither client below 40 % of the grants, no wait as long as
+ * the wait time. Two clients of 8 threads each:
+ * <pre>
+ * java -jar redlock-benchmarks/target/benchmarks.jar 'HandoffBenchmark.redlockTwoClients' -t 16 -f 1 -wi 2 -i 3 -r 5s
  * </pre>
  */
 @State(Scope.Benchmark)
@@ -83,6 +91,12 @@ public class HandoffBenchmark {
 
     private Redlock redlock;
 
+    /** The second client of {@code redlockTwoClients}. */
+    private Redlock second;
+
+    /** Which client each {@link Waiter} of {@code redlockTwoClients} uses, in the order of {@link #threads}: 0 or 1. */
+    private final java.util.concurrent.atomic.AtomicInteger joined = new java.util.concurrent.atomic.AtomicInteger();
+
     private RedissonPeers redisson;
 
     private volatile boolean measuring;
@@ -95,6 +109,7 @@ public class HandoffBenchmark {
     public void start() {
         this.redis = RedisNodes.start(5);
         this.redlock = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(LockUnlockBenchmark.NODE_TIMEOUT).build();
+        this.second = Redlock.builder().nodes(this.redis.uris()).nodeTimeout(LockUnlockBenchmark.NODE_TIMEOUT).build();
         this.redisson = new RedissonPeers(this.redis.uris(), LockUnlockBenchmark.NODE_TIMEOUT);
     }
 
@@ -118,20 +133,48 @@ public class HandoffBenchmark {
         String name = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
         System.out.println("handoff " + name + " threads=" + params.getThreads() + ": "
                 + AttemptLatencies.summarize(this.threads, this.measuredNanos / 1e9));
+        if (name.equals("redlockTwoClients")) {
+            System.out.println("handoff " + name + " threads=" + params.getThreads() + ": " + fairness());
+        }
         this.redisson.close();
+        this.second.close();
         this.redlock.close();
         this.redis.close();
     }
 
-    /** A benchmark thread's record of its waits. */
+    /**
+     * Each client's share of the grants and the longest wait of {@code redlockTwoClients}, e.g. {@code shares 49.6 % /
+     * 50.4 %, longest wait 61 ms: fair}.
+     */
+    private String fairness() {
+        long[] grants = new long[2];
+        long longest = 0;
+        for (int i = 0; i < this.threads.size(); i++) {
+            grants[i % 2] += this.threads.get(i).acquisitions();
+            longest = Math.max(longest, this.threads.get(i).maxMicros());
+        }
+        long total = Math.max(1, grants[0] + grants[1]);
+        double first = 100.0 * grants[0] / total;
+        double second = 100.0 * grants[1] / total;
+        boolean fair = Math.min(first, second) >= 40 && longest < WAIT.toNanos() / 1000;
+        return String.format(java.util.Locale.ROOT, "shares %.1f %% / %.1f %% of %d grants, longest wait %d ms: %s", first, second,
+                grants[0] + grants[1], longest / 1000, fair ? "fair" : "UNFAIR (a client below 40 % of the grants, or a wait of the whole wait time)");
+    }
+
+    /** A benchmark thread's record of its waits, and which of the two clients it uses in {@code redlockTwoClients}. */
     @State(Scope.Thread)
     public static class Waiter {
 
         final AttemptLatencies latencies = new AttemptLatencies();
 
+        int client;
+
         @Setup(Level.Trial)
         public void join(HandoffBenchmark benchmark) {
-            benchmark.threads.add(this.latencies);
+            synchronized (benchmark.threads) { // the index in threads and the client agree
+                this.client = benchmark.joined.getAndIncrement() % 2;
+                benchmark.threads.add(this.latencies);
+            }
         }
 
     }
@@ -139,6 +182,13 @@ public class HandoffBenchmark {
     @Benchmark
     public boolean redlock(Waiter waiter) throws InterruptedException {
         return handoff(waiter, () -> this.redlock.tryAcquire(this.key, LockUnlockBenchmark.TTL, WAIT)
+                .<BooleanSupplier>map((lease) -> lease::release).orElse(null));
+    }
+
+    @Benchmark
+    public boolean redlockTwoClients(Waiter waiter) throws InterruptedException {
+        Redlock client = (waiter.client == 0) ? this.redlock : this.second;
+        return handoff(waiter, () -> client.tryAcquire(this.key, LockUnlockBenchmark.TTL, WAIT)
                 .<BooleanSupplier>map((lease) -> lease::release).orElse(null));
     }
 

@@ -62,8 +62,11 @@ public final class RunBenchmarks {
         results.addAll(run(PausedNodeBenchmark.class.getSimpleName(), 1));
         List<RunResult> handoff = new ArrayList<>();
         for (int count : HANDOFF_THREADS) {
-            handoff.addAll(new Runner(new OptionsBuilder().include(HandoffBenchmark.class.getSimpleName() + "\\.").threads(count).build()).run());
+            handoff.addAll(new Runner(new OptionsBuilder().include(HandoffBenchmark.class.getSimpleName() + "\\.(redlock|redisson.*)$")
+                    .threads(count).build()).run());
         }
+        // The fairness check: two clients of 8 threads each; its trial prints each client's share of the grants.
+        new Runner(new OptionsBuilder().include(HandoffBenchmark.class.getSimpleName() + "\\.redlockTwoClients$").threads(16).build()).run();
         List<Row> rows = rows(results);
         String table = table(rows);
         String handoffTable = handoffTable(handoff);

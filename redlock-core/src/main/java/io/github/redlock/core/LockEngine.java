@@ -20,10 +20,6 @@ final class LockEngine implements Retries.Attempts {
 
     private static final System.Logger logger = System.getLogger(LockEngine.class.getName());
 
-    private static final byte[] ZERO = { '0' };
-
-    private static final byte[] ONE = { '1' };
-
     private final NodeSet nodes;
 
     private final FollowUps followUps;
@@ -39,6 +35,12 @@ final class LockEngine implements Retries.Attempts {
 
     /** The nodes' fencing counter, or null when fencing is off. */
     private final byte[] counterKey;
+
+    /**
+     * This client's id in the nodes' records of who waits for an exclusive key ({@code cleanup.lua}): its own
+     * waiters do not stop its handoffs, another client's do.
+     */
+    private final byte[] clientId = Tokens.newToken().getBytes(StandardCharsets.US_ASCII);
 
     /** Wakes waiters when a lock they wait for is released. */
     private final ReleaseMessages messages;
@@ -259,8 +261,9 @@ final class LockEngine implements Retries.Attempts {
      * Releases an exclusive lease by handing its key to the caller of this JVM that waits behind it, if there is
      * one that still waits: one script per node ({@code handoff.lua}) replaces the key's token by the caller's
      * where it still holds the lease's, so the key is never free in between, instead of a release followed by
-     * the caller's attempt. A node where another client waits for the lock (subscribed to its release channel)
-     * releases instead, so that a busy line in this JVM never keeps the lock from other processes: without a
+     * the caller's attempt. A node where another client waits for the lock (one of its attempts was refused there
+     * within the time it said it would wait, or within a ttl for a caller that does not wait: {@code cleanup.lua}
+     * records it) releases instead, so that a busy line in this JVM never keeps the lock from other processes: without a
      * quorum of handoffs the caller then contends like any waiter. It is both the lease's release (its reply says whether the node still held the lease)
      * and the caller's acquisition, decided like any attempt: a quorum of nodes that handed over, within validity
      * counted from before the script was sent (each node set the key's ttl when it ran the script, after that).
@@ -332,13 +335,12 @@ final class LockEngine implements Retries.Attempts {
     private void sendHandoff(LeaseHandle lease, byte[] tokenBytes, long ttlMillis, QuorumCall handoff, QuorumCall release,
             long owedUntilNanos) {
         byte[] channel = lease.keys().channels()[0];
-        byte[] ours = this.messages.subscribedOnNodes(channel) ? ONE : ZERO;
-        byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), channel, ours };
+        byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), channel, this.clientId };
         OwedReleases.Release plain = new OwedReleases.Release(lease.type().releaseScript(), lease.keys().release(),
                 lease.keys().releaseArgs(lease.tokenBytes()), owedUntilNanos);
         for (int i = 0; i < this.nodes.size(); i++) {
             if (lease.acquisition().maySetOn(i)) {
-                this.nodes.node(i).handOver(lease.keys().acquire(), args, handoff, release, i, plain);
+                this.nodes.node(i).handOver(lease.keys().handoff(), args, handoff, release, i, plain);
             }
             else {
                 handoff.record(i, NodeReply.NOT_SENT);
@@ -421,7 +423,7 @@ final class LockEngine implements Retries.Attempts {
         boolean retrying = System.nanoTime() - deadlineNanos < 0;
         Attempt failed = Attempt.failed(report, problem, retrying);
         boolean quiet = retrying && !freed;
-        LuaScript cleanup = quiet ? type.retryCleanupScript() : type.releaseScript();
+        byte[][] marking = keys.cleanupMarking();
         // A read or write lock's retry clean-up is never owed: sent late, it would delete what the next attempt set
         // under the same token. Every other attempt's token is its own (LockType#keepsTokenAcrossAttempts).
         long owedUntil = (retrying && type.keepsTokenAcrossAttempts()) ? 0
@@ -430,10 +432,29 @@ final class LockEngine implements Retries.Attempts {
             // sent here, not through release(): one hop at most
             // A retry's clean-up does not publish: waiters, this one included, would wake each other in turn
             // while a holder keeps the lock on a bare quorum. A final one (the caller gave up) does.
+            if (marking != null) {
+                // An exclusive or multi-key clean-up also records, where another token holds a key, that this client
+                // waits for it: until its deadline, and for at least a ttl (a caller that does not wait may poll again).
+                long wantsMillis = ttlMillis + Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+                byte[][] args = cleanupArgs(keys, tokenBytes, wantsMillis, quiet);
+                this.followUps.release(LuaScript.CLEANUP, marking, args, acquisition, owedUntil);
+                return failed;
+            }
             byte[][] args = quiet ? new byte[][] { tokenBytes } : keys.releaseArgs(tokenBytes);
-            this.followUps.release(cleanup, keys.cleanup(quiet), args, acquisition, owedUntil);
+            this.followUps.release(quiet ? type.retryCleanupScript() : type.releaseScript(), keys.cleanup(quiet), args, acquisition, owedUntil);
             return failed;
         });
+    }
+
+    /** The arguments of {@code cleanup.lua}: the token, the client, how long it wants the lock, and the channels of a final one. */
+    private byte[][] cleanupArgs(LockType.Keys keys, byte[] tokenBytes, long wantsMillis, boolean quiet) {
+        int channels = quiet ? 0 : keys.channels().length;
+        byte[][] args = new byte[3 + channels][];
+        args[0] = tokenBytes;
+        args[1] = this.clientId;
+        args[2] = Long.toString(Math.max(1, wantsMillis)).getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(keys.channels(), 0, args, 3, channels);
+        return args;
     }
 
 }

@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
  * exclusive lock of the same name: {@code <prefix><key>}, then the byte {@code 0xFF}, then the part's name —
  * {@code writer} (the writer's key), {@code readers} (a sorted set of reader tokens scored by expiry),
  * {@code queued-writers} and {@code queued-readers} (refused writers and readers by arrival) and
- * {@code queue-expiry} (the expiry of each queue entry). Keys are UTF-8, which never contains the byte
+ * {@code queue-expiry} (the expiry of each queue entry). Beside an exclusive key, {@code <prefix><key>}, the byte
+ * {@code 0xFF}, {@code waiting} is a hash of the other clients that were refused it recently and until when they
+ * want it (see {@code handoff.lua}). Keys are UTF-8, which never contains the byte
  * {@code 0xFF}, so no user key, whatever its text, names a part of a read-write lock, and no read-write lock
  * shares a key with an exclusive lock. With fencing on, each node also keeps one fencing counter for all
  * locks, {@code <prefix>}, the byte {@code 0xFF}, then {@code fencing-counter} (see {@link Fencing}).
@@ -58,9 +60,9 @@ enum LockType {
             byte[][] key = { lock };
             if (counterKey != null) {
                 byte[][] fenced = { lock, counterKey };
-                return new Keys(fenced, key, key, key, fenced, null, channel(lock));
+                return new Keys(fenced, key, key, key, fenced, null, waiting(key), channel(lock));
             }
-            return new Keys(key, key, key, key, null, null, channel(lock));
+            return new Keys(key, key, key, key, null, null, waiting(key), channel(lock));
         }
         byte[] base = redisKey.getBytes(StandardCharsets.UTF_8);
         byte[] writer = part(base, "writer");
@@ -71,15 +73,15 @@ enum LockType {
         byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
         if (this == READ) {
             return new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers },
-                    new byte[][] { readers }, null, null, channel(base));
+                    new byte[][] { readers }, null, null, null, channel(base));
         }
         byte[][] release = { writer, queuedWriters, queueExpiry };
         if (counterKey != null) {
             byte[][] fencedAll = { writer, readers, queuedWriters, queuedReaders, queueExpiry, counterKey };
             return new Keys(fencedAll, release, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey },
-                    null, channel(base));
+                    null, null, channel(base));
         }
-        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null, null, channel(base));
+        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null, null, null, channel(base));
     }
 
     /**
@@ -99,9 +101,18 @@ enum LockType {
         if (counterKey != null) {
             byte[][] fenced = java.util.Arrays.copyOf(locks, size + 1);
             fenced[size] = counterKey;
-            return new Keys(fenced, locks, locks, locks, new byte[][] { locks[0], counterKey }, names, channels);
+            return new Keys(fenced, locks, locks, locks, new byte[][] { locks[0], counterKey }, names, waiting(locks), channels);
         }
-        return new Keys(locks, locks, locks, locks, null, names, channels);
+        return new Keys(locks, locks, locks, locks, null, names, waiting(locks), channels);
+    }
+
+    /** The hash of who waits for each of the exclusive keys: the key, the byte 0xFF, {@code waiting}. */
+    private static byte[][] waiting(byte[][] locks) {
+        byte[][] waiting = new byte[locks.length][];
+        for (int i = 0; i < locks.length; i++) {
+            waiting[i] = part(locks[i], "waiting");
+        }
+        return waiting;
     }
 
     /**
@@ -182,11 +193,28 @@ enum LockType {
      * @param fence the key that holds the token and the fencing counter, for the token's confirmation; null
      * when the lock is not fenced
      * @param names the keys of a {@link #MULTI} lock as the caller named them, sorted; null for the other types
+     * @param waiting the hash of who waits for each exclusive key, in the order of {@code release}; null for a
+     * read-write lock
      * @param channels where releases of the lock are published: one channel, or one per key of a {@link #MULTI}
      * lock (its release publishes on the channel of each key, as a single key's release would)
      */
     record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence, java.util.List<String> names,
-            byte[]... channels) {
+            byte[][] waiting, byte[]... channels) {
+
+        /** The keys of {@code cleanup.lua}: the exclusive keys, then who waits for each; null for a read-write lock. */
+        byte[][] cleanupMarking() {
+            if (this.waiting == null) {
+                return null;
+            }
+            byte[][] keys = java.util.Arrays.copyOf(this.release, this.release.length + this.waiting.length);
+            System.arraycopy(this.waiting, 0, keys, this.release.length, this.waiting.length);
+            return keys;
+        }
+
+        /** The keys of {@code handoff.lua}: the exclusive key and who waits for it. */
+        byte[][] handoff() {
+            return new byte[][] { this.release[0], this.waiting[0] };
+        }
 
         byte[][] cleanup(boolean retrying) {
             return (retrying && this.retryCleanup != null) ? this.retryCleanup : this.release;

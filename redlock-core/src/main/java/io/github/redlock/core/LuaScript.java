@@ -53,6 +53,12 @@ final class LuaScript {
      */
     static final LuaScript HANDOFF = load("handoff.lua");
 
+    /**
+     * The clean-up after a failed attempt at an exclusive lock or a lock on several keys: deletes what it set, and
+     * records where another token holds a key that this client waits for it.
+     */
+    static final LuaScript CLEANUP = load("cleanup.lua");
+
     /** A release that leaves the keys to expire a given time later (at most; never later than they would). */
     static final LuaScript RELEASE_LATER = load("release-later.lua");
 
@@ -74,7 +80,7 @@ final class LuaScript {
     /** Every script, loaded on each connection as it connects. */
     static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
             EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI, RELEASE_LATER,
-            CONFIRM_FENCING, HANDOFF);
+            CONFIRM_FENCING, HANDOFF, CLEANUP);
 
     private final String body;
 

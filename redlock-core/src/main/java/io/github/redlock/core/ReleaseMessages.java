@@ -247,15 +247,6 @@ final class ReleaseMessages implements AutoCloseable {
     }
 
     /**
-     * Whether this JVM's pub/sub connections are subscribed to the channel on the nodes (or about to be): one
-     * of the channel's subscribers on each node is then this JVM's, not another client's.
-     */
-    boolean subscribedOnNodes(byte[] channel) {
-        Channel entry = this.channels.get(ByteBuffer.wrap(channel));
-        return entry != null && entry.onNodes > 0;
-    }
-
-    /**
      * Wakes this JVM's waiters of a channel, as a release message from a node would: on this thread when it is
      * not an I/O thread (the release was just sent from it, so the waiters' attempts follow it on every
      * connection), else on the wake executor. A waiter that throws does not keep the others from waking.

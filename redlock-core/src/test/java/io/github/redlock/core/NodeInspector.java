@@ -64,6 +64,13 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** How many clients are subscribed to a channel on a node (pub/sub spans the node's databases). */
+    long subscribers(int node, String channel) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return connection.sync().pubsubNumsub(channel).getOrDefault(channel, 0L);
+        }
+    }
+
     /** Runs any command on a node, e.g. {@code ACL SETUSER}; returns its status reply. */
     String command(int node, String name, String... arguments) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {

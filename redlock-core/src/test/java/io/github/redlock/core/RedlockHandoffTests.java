@@ -232,6 +232,64 @@ class RedlockHandoffTests {
         }
     }
 
+    /**
+     * A caller of another client that does not wait (ShedLock's provider, a poller) is refused while the holder's line
+     * hands the key on within its JVM: it must count as waiting, or a busy line keeps the lock from it for ever. Its
+     * refusal is recorded on the nodes, and the next release frees the key (and publishes) instead of handing it over.
+     */
+    @Test
+    void aRefusedCallerOfAnotherClientThatDoesNotWaitMakesTheReleaseFreeTheLock() {
+        try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
+            RedlockLease held = this.redlock.get().acquire("polled", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(other.tryAcquire("polled", Duration.ofSeconds(10))).as("the poller is refused").isEmpty();
+            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled", Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            this.nodes.resetStats();
+            assertThat(held.release()).isTrue();
+            awaitTrue(Duration.ofSeconds(5), () -> java.util.Arrays.stream(this.nodes.publishCalls()).allMatch((calls) -> calls == 1));
+            assertThat(local.join().orElseThrow().release()).isTrue();
+        }
+    }
+
+    /**
+     * Waiters for other locks that share the release channel (the read-write lock of the same name; the same name in
+     * another database: pub/sub spans databases) do not wait for this one: the release still hands it over.
+     */
+    @Test
+    void waitersOfOtherLocksOnTheSameChannelDoNotStopTheHandoff() {
+        java.util.List<String> otherDatabase = redis.uris().stream().map((uri) -> uri + "/1").toList();
+        try (Redlock readWrite = TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofSeconds(2)).build();
+                Redlock elsewhere = TestSupport.patientBuilder().nodes(otherDatabase).retryDelay(Duration.ofSeconds(2)).build();
+                Redlock elsewhereWaiter = TestSupport.patientBuilder().nodes(otherDatabase).retryDelay(Duration.ofSeconds(2)).build()) {
+            RedlockLease writer = readWrite.tryAcquireWrite("shared", Duration.ofSeconds(20)).orElseThrow();
+            CompletableFuture<Optional<RedlockLease>> reader = readWrite.tryAcquireReadAsync("shared", Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            RedlockLease elsewhereHeld = elsewhere.acquire("shared", Duration.ofSeconds(20), Duration.ZERO);
+            CompletableFuture<Optional<RedlockLease>> elsewhereWaiting = elsewhereWaiter.tryAcquireAsync("shared", Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            for (int node = 0; node < 5; node++) {
+                int subscribed = node;
+                // Both refused, and listening on the channel of the exclusive lock "shared" of database 0.
+                awaitTrue(Duration.ofSeconds(5), () -> this.nodes.subscribers(subscribed, "redlock:shared\u00FFreleased") == 2);
+            }
+            RedlockLease held = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
+            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("shared", Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            this.nodes.resetStats();
+            assertThat(held.release()).isTrue();
+            RedlockLease next = local.join().orElseThrow();
+            this.nodes.awaitValues("redlock:shared", next.token(), next.token(), next.token(), next.token(), next.token());
+            assertThat(this.nodes.publishCalls()).as("handed over: nothing published").containsOnly(0L);
+            assertThat(next.release()).isTrue();
+            assertThat(reader).isNotDone();
+            assertThat(elsewhereWaiting).isNotDone();
+            writer.release();
+            elsewhereHeld.release();
+            assertThat(reader.join()).hasValueSatisfying(RedlockLease::release);
+            assertThat(elsewhereWaiting.join()).hasValueSatisfying(RedlockLease::release);
+        }
+    }
+
     private NodeStatus.State state(int node) {
         return this.redlock.get().nodeStatuses().get(redis.node(node).hostAndPort()).state();
     }
