@@ -22,10 +22,12 @@ import io.netty.util.concurrent.ScheduledFuture;
  * through it. Logs when a node enters and leaves quarantine, with the {@code maxTtl} it waits for and why.
  * <p>
  * A node that logs every write before answering ({@code appendonly yes}, {@code appendfsync always}) votes at once
- * after a restart only when it proves it came back with its data: a marker that clients write on it (by script,
- * like the locks' writes) while they see it durable, naming the server process it was written under, is still
- * there and names an earlier process. The configuration of the new process alone proves nothing: a new directory,
- * a container without its volume, append-only logging turned on after the crash.
+ * after a restart only when it proves it came back with complete data: a marker that clients write on it (by
+ * script, like the locks' writes) once it votes while durable, naming the server process it was written under, is
+ * still there and names an earlier process. A node that votes holds every key of every lease that may depend on
+ * it; one still in quarantine may not, so no marker is written then, and a node that comes back with the data of
+ * a quarantined process is quarantined again. The configuration of the new process alone proves nothing: a new
+ * directory, a container without its volume, append-only logging turned on after the crash.
  * <p>
  * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
  * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
@@ -156,7 +158,7 @@ final class RestartGuard implements AutoCloseable {
             exclude(node, epoch, notIndependent);
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Object> marker = mark(index, info);
+        CompletableFuture<Object> marker = mark(index, info, info.durable() ? "read" : "delete");
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : records(index).thenCombine(marker, (records, kept) -> judge(index, info, previous, records, kept));
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
@@ -168,6 +170,9 @@ final class RestartGuard implements AutoCloseable {
             if (applied) {
                 node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                 record(index, info.runId()); // after reading: another client's check must still find the old run_id
+                if (decided.quarantine() == null && info.durable()) {
+                    mark(index, info, "set"); // it votes: its data is complete from here on
+                }
             }
         });
     }
@@ -278,12 +283,13 @@ final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * Keeps the node's marker of the server process since which it kept its data (set while it is durable, deleted
-     * while it is not) and returns it as it was before, or {@link #NO_ANSWER}.
+     * Reads the node's marker of the server process since which its data has been complete and durable, and sets it
+     * ({@code "set"}: only for a node that votes and is durable), deletes it ({@code "delete"}: a node that is not
+     * durable) or leaves it ({@code "read"}); returns it as it was before, or {@link #NO_ANSWER}.
      */
-    private CompletableFuture<Object> mark(int index, ServerInfo info) {
+    private CompletableFuture<Object> mark(int index, ServerInfo info, String action) {
         return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey }, ascii(info.runId()),
-                ascii(info.durable() ? "1" : "0")).<Object>thenApply((before) -> before)
+                ascii(action)).<Object>thenApply((before) -> before)
                 .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER);
     }
 
@@ -315,8 +321,9 @@ final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * Writes this client's records again, and each node's marker as the node's durability is now: a node whose
-     * {@code appendfsync} was weakened at run time loses its marker within a refresh period.
+     * Writes this client's records again, and each node's marker as the node is now: set once it votes (its
+     * quarantine is over) while durable, deleted while it is not durable, so that a node whose {@code appendfsync}
+     * was weakened at run time loses its marker within a refresh period.
      */
     private void refresh() {
         for (int i = 0; i < this.nodes.length; i++) {
@@ -325,8 +332,8 @@ final class RestartGuard implements AutoCloseable {
             if (runId != null && this.nodes[i].vote().current().checked()) {
                 record(i, runId);
                 this.nodes[i].serverInfo().thenAccept((info) -> {
-                    if (info.runId().equals(runId) && info.master()) {
-                        mark(index, info);
+                    if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
+                        mark(index, info, info.durable() ? "set" : "delete");
                     }
                 }).exceptionally((failure) -> null); // refreshed again soon
             }

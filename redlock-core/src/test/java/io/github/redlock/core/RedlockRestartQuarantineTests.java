@@ -215,6 +215,31 @@ class RedlockRestartQuarantineTests {
         }
     }
 
+    /**
+     * A durable node that came back empty is quarantined; if it crashes again during that quarantine and comes back
+     * with its files, it has kept only what it held since the first restart, not the keys of the leases that
+     * depended on it before: it must not vote at once. (The marker is written only once a node votes.)
+     */
+    @Test
+    void aDurableNodeThatKeptTheDataOfAnIncarnationStillInQuarantineIsQuarantinedAgain() {
+        redis.node(2).restart(DURABLE);
+        try (Redlock first = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY_DURABLE);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.QUARANTINED);
+            redis.node(2).restartKeepingData(DURABLE);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() != NodeStatus.State.DOWN);
+            assertThat(first.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+            try (Redlock second = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+            }
+            assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+        }
+        finally {
+            redis.node(2).restart();
+        }
+    }
+
     private static Redlock redlock(RestartQuarantine quarantine) {
         return redlock(MAX_TTL, quarantine);
     }
