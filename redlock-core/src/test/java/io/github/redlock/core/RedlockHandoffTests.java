@@ -251,6 +251,21 @@ class RedlockHandoffTests {
         }
     }
 
+    /** The same for a caller of another client that asked for the key together with others (a multi-key lock). */
+    @Test
+    void aRefusedMultiKeyCallerOfAnotherClientMakesTheReleaseFreeTheLock() {
+        try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
+            RedlockLease held = this.redlock.get().acquire("polled-set", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(other.tryAcquire(java.util.List.of("polled-set", "free"), Duration.ofSeconds(10))).as("refused").isEmpty();
+            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled-set", Duration.ofSeconds(10),
+                    Duration.ofSeconds(20));
+            this.nodes.resetStats();
+            assertThat(held.release()).isTrue();
+            awaitTrue(Duration.ofSeconds(5), () -> java.util.Arrays.stream(this.nodes.publishCalls()).allMatch((calls) -> calls == 1));
+            assertThat(local.join().orElseThrow().release()).isTrue();
+        }
+    }
+
     /**
      * Waiters for other locks that share the release channel (the read-write lock of the same name; the same name in
      * another database: pub/sub spans databases) do not wait for this one: the release still hands it over.
