@@ -26,6 +26,9 @@ import io.github.redlock.core.RedlockLease;
  * ms to a few hundred), then writes it, passing its fencing token when it has one. A pause of the whole process
  * during the computation is the scenario of the Redlock critique: the lease expires, another client takes the
  * lock and writes, and the paused holder's write arrives after it.
+ * <p>
+ * Its Redlocks run with its own {@code maxTtl} ({@link ChaosSettings#maxTtlMillis(int)}), up to which it draws its
+ * ttls: in a fleet, a process with a short one shares the nodes and the key prefixes with processes with a long one.
  */
 public final class ChaosClient {
 
@@ -35,6 +38,9 @@ public final class ChaosClient {
     private final ChaosSettings settings;
 
     private final int index;
+
+    /** This process's {@code maxTtl}: its Redlocks' and the longest ttl it draws. */
+    private final long maxTtlMillis;
 
     private final Redlock plain;
 
@@ -49,9 +55,10 @@ public final class ChaosClient {
     private ChaosClient(ChaosSettings settings, int index) throws IOException {
         this.settings = settings;
         this.index = index;
-        this.plain = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(settings.maxTtlMillis()))
+        this.maxTtlMillis = settings.maxTtlMillis(index);
+        this.plain = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(this.maxTtlMillis))
                 .restartQuarantine(settings.quarantine()).build();
-        this.fenced = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(settings.maxTtlMillis()))
+        this.fenced = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(this.maxTtlMillis))
                 .restartQuarantine(settings.quarantine()).fencing(settings.fencing()).keyPrefix("fenced:").build();
         this.storage = new Storage(settings.storage());
         this.history = Files.newBufferedWriter(settings.directory().resolve("history-" + index + ".tsv"), StandardCharsets.UTF_8);
@@ -116,8 +123,8 @@ public final class ChaosClient {
             case FENCED -> "f:";
         } + random.nextInt(this.settings.keys());
         // An extended lease gets a short ttl, so that it is extended several times while held.
-        long maxTtl = (kind == History.Kind.EXTENDED) ? Math.min(this.settings.maxTtlMillis(), 3 * this.settings.minTtlMillis())
-                : this.settings.maxTtlMillis();
+        long maxTtl = (kind == History.Kind.EXTENDED) ? Math.min(this.maxTtlMillis, 3 * this.settings.minTtlMillis())
+                : this.maxTtlMillis;
         long ttlMillis = this.settings.minTtlMillis() + random.nextLong(maxTtl - this.settings.minTtlMillis() + 1);
         Duration ttl = Duration.ofMillis(ttlMillis);
         Duration wait = Duration.ofMillis(this.settings.waitMillis());

@@ -1,10 +1,13 @@
 package io.github.redlock.chaos;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -15,6 +18,8 @@ import io.github.redlock.core.RestartQuarantine;
  * @param seed the seed of the fault schedule and of every client thread (printed, so that a run can be replayed)
  * @param clients how many client processes
  * @param threads threads per client process
+ * @param shortClients how many client processes run their Redlocks with the short {@code maxTtl}
+ * ({@link #SHORT_MAX_TTL_MILLIS}), beside the others' long one: a fleet sharing the nodes and the key prefix
  * @param faultSeconds how long faults are injected; the run then goes on without faults for its liveness check
  * @param faults the kinds of fault drawn from
  * @param kinds the kinds of lock the clients take (all but for a control run that needs one)
@@ -23,8 +28,8 @@ import io.github.redlock.core.RestartQuarantine;
  * @param fencing whether the fenced locks' writes carry fencing tokens ({@code false} for the control run)
  * @param directory where the histories, the report and the timeline go
  */
-record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
-        double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory) {
+record ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults,
+        Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -34,7 +39,15 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
 
     static final long MIN_TTL_MILLIS = 100;
 
+    /** The longest ttl drawn, and the {@code maxTtl} of every client process but the short ones. */
     static final long MAX_TTL_MILLIS = 2_000;
+
+    /**
+     * The {@code maxTtl} of the short client processes, which draw their ttls up to it: a quarter of the others', so
+     * that their own quarantine (this, drift and a second) ends while a long client's lease through a restarted node
+     * may still be valid.
+     */
+    static final long SHORT_MAX_TTL_MILLIS = MAX_TTL_MILLIS / 4;
 
     static final long WAIT_MILLIS = 2_000;
 
@@ -42,6 +55,10 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
         if (clients < 2 || threads < 1 || faultSeconds < 1) {
             throw new IllegalArgumentException("a chaos run needs at least 2 clients, 1 thread each and 1 s of faults; was "
                     + clients + " clients, " + threads + " threads, " + faultSeconds + " s");
+        }
+        if (shortClients < 0 || shortClients >= clients) {
+            throw new IllegalArgumentException("chaos.shortClients must leave at least one client with the long max-ttl: between 0 and "
+                    + (clients - 1) + " for " + clients + " clients; was " + shortClients);
         }
         faults = faults.isEmpty() ? EnumSet.noneOf(FaultKind.class) : EnumSet.copyOf(faults);
         if (kinds.isEmpty()) {
@@ -52,9 +69,10 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
 
     /**
      * Options from system properties: {@code chaos.seed} (random when blank), {@code chaos.clients},
-     * {@code chaos.threads}, {@code chaos.minutes} or {@code chaos.seconds}, {@code chaos.faults} (comma-separated
-     * {@link FaultKind} names; when blank, all but the clock jump, see {@link FaultKind#safe()}), {@code chaos.kinds}
-     * (comma-separated {@link History.Kind} names; all when blank), {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
+     * {@code chaos.threads}, {@code chaos.shortClients} (1), {@code chaos.minutes} or {@code chaos.seconds},
+     * {@code chaos.faults} (comma-separated {@link FaultKind} names; when blank, all but the clock jump, see
+     * {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; all when blank),
+     * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
@@ -66,7 +84,8 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
         String kinds = System.getProperty("chaos.kinds", "").trim();
         return new ChaosOptions(seed.isEmpty() ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed),
                 Integer.parseInt(blankTo(System.getProperty("chaos.clients"), "4")),
-                Integer.parseInt(blankTo(System.getProperty("chaos.threads"), "6")), seconds,
+                Integer.parseInt(blankTo(System.getProperty("chaos.threads"), "6")),
+                Integer.parseInt(blankTo(System.getProperty("chaos.shortClients"), "1")), seconds,
                 faults.isEmpty() ? FaultKind.safe() : parse(FaultKind.class, faults, "chaos.faults"),
                 kinds.isEmpty() ? EnumSet.allOf(History.Kind.class) : parse(History.Kind.class, kinds, "chaos.kinds"),
                 Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
@@ -94,9 +113,23 @@ record ChaosOptions(long seed, int clients, int threads, long faultSeconds, Set<
 
     /** The same options with another directory. */
     ChaosOptions in(Path other) {
-        return new ChaosOptions(this.seed, this.clients, this.threads, this.faultSeconds, this.faults, this.kinds, this.longHolds,
-                this.quarantine,
-                this.fencing, other);
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, other);
+    }
+
+    /**
+     * Each client process's {@code maxTtl}, by index: {@link #shortClients()} of them, drawn from the seed (the same
+     * seed gives the same processes), get {@link #SHORT_MAX_TTL_MILLIS}, the others {@link #MAX_TTL_MILLIS}.
+     */
+    List<Long> clientMaxTtlMillis() {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < this.clients; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, new Random(~this.seed)); // not the schedule's Random(seed): its draws stay as they were
+        List<Long> maxTtls = new ArrayList<>(Collections.nCopies(this.clients, MAX_TTL_MILLIS));
+        order.subList(0, this.shortClients).forEach((client) -> maxTtls.set(client, SHORT_MAX_TTL_MILLIS));
+        return List.copyOf(maxTtls);
     }
 
 }

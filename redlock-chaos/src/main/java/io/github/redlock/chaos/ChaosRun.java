@@ -52,8 +52,9 @@ public final class ChaosRun {
             }
         }
         System.out.println("chaos run: seed " + options.seed() + ", " + options.clients() + " clients x " + options.threads()
-                + " threads, " + options.faultSeconds() + " s of faults " + options.faults() + ", quarantine " + options.quarantine()
-                + ", fencing " + options.fencing() + ", in " + directory.toAbsolutePath());
+                + " threads (max-ttl by client " + options.clientMaxTtlMillis() + " ms), " + options.faultSeconds() + " s of faults "
+                + options.faults() + ", quarantine " + options.quarantine() + ", fencing " + options.fencing() + ", in "
+                + directory.toAbsolutePath());
         List<RedisNode> nodes = new ArrayList<>();
         RedisNode storageNode = null;
         List<Process> clients = new ArrayList<>();
@@ -75,9 +76,9 @@ public final class ChaosRun {
             }
             storageNode = RedisNode.start();
             ChaosSettings settings = new ChaosSettings(nodes.stream().map(RedisNode::uri).toList(), storageNode.uri(), options.threads(),
-                    ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, ChaosOptions.MAX_TTL_MILLIS, ChaosOptions.WAIT_MILLIS,
-                    List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(), options.seed(),
-                    directory.toAbsolutePath());
+                    ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, ChaosOptions.MAX_TTL_MILLIS, options.clientMaxTtlMillis(),
+                    ChaosOptions.WAIT_MILLIS, List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(),
+                    options.seed(), directory.toAbsolutePath());
             Path clientProperties = directory.resolve("client.properties");
             settings.store(clientProperties);
             for (int i = 0; i < options.clients(); i++) {
@@ -112,7 +113,10 @@ public final class ChaosRun {
         return FAKETIME.stream().filter(Files::isReadable).findFirst();
     }
 
-    /** Long enough after the last fault for the liveness check: quarantine, the longest ttl, the wait, and slack. */
+    /**
+     * Long enough after the last fault for the liveness check: the quarantine of the longest {@code maxTtl} of the fleet
+     * (a short client's waits for it too), the longest ttl, the wait, and slack.
+     */
     static long tailMillis() {
         long max = ChaosOptions.MAX_TTL_MILLIS;
         return (max + 1_000 + max / 100 + 2) + max + ChaosOptions.WAIT_MILLIS + 3_000 + 1_000;
@@ -187,6 +191,8 @@ public final class ChaosRun {
         run.setProperty("seed", Long.toString(options.seed()));
         run.setProperty("clients", Integer.toString(options.clients()));
         run.setProperty("threads", Integer.toString(options.threads()));
+        run.setProperty("shortClients", Integer.toString(options.shortClients()));
+        run.setProperty("clientMaxTtlMillis", ChaosSettings.joined(options.clientMaxTtlMillis()));
         run.setProperty("faults", options.faults().toString());
         run.setProperty("quarantine", options.quarantine().name());
         run.setProperty("longHolds", Double.toString(options.longHolds()));

@@ -19,7 +19,10 @@ import io.github.redlock.core.RestartQuarantine;
  * @param threads threads per client process
  * @param keys keys per kind of lock (few, so that clients contend)
  * @param minTtlMillis the shortest ttl drawn
- * @param maxTtlMillis the longest ttl drawn, also the Redlocks' {@code maxTtl} (the restart quarantine's length)
+ * @param maxTtlMillis the longest {@code maxTtl} of the fleet: the longest ttl any client draws, and the length a
+ * restart quarantine waits for
+ * @param clientMaxTtlMillis each client process's {@code maxTtl}, by index: it runs its Redlocks with it and draws
+ * its ttls up to it (a fleet: some processes with a short one)
  * @param waitMillis how long an acquisition waits for a held lock
  * @param kinds the kinds of lock the threads draw from
  * @param longHolds the share of holds that last half to nine tenths of the ttl (the others last a few ms)
@@ -29,8 +32,8 @@ import io.github.redlock.core.RestartQuarantine;
  * @param directory the run's directory, for histories and the stop file
  */
 record ChaosSettings(List<String> nodes, String storage, int threads, int keys, long minTtlMillis, long maxTtlMillis,
-        long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing, RestartQuarantine quarantine, long seed,
-        Path directory) {
+        List<Long> clientMaxTtlMillis, long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing,
+        RestartQuarantine quarantine, long seed, Path directory) {
 
     static ChaosSettings load(Path file) throws IOException {
         Properties properties = new Properties();
@@ -40,7 +43,8 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
         return new ChaosSettings(List.of(properties.getProperty("nodes").split(",")), properties.getProperty("storage"),
                 Integer.parseInt(properties.getProperty("threads")), Integer.parseInt(properties.getProperty("keys")),
                 Long.parseLong(properties.getProperty("minTtlMillis")), Long.parseLong(properties.getProperty("maxTtlMillis")),
-                Long.parseLong(properties.getProperty("waitMillis")), 
+                java.util.Arrays.stream(properties.getProperty("clientMaxTtlMillis").split(",")).map(Long::valueOf).toList(),
+                Long.parseLong(properties.getProperty("waitMillis")),
                 java.util.Arrays.stream(properties.getProperty("kinds").split(",")).map(History.Kind::valueOf).toList(),
                 Double.parseDouble(properties.getProperty("longHolds")), Boolean.parseBoolean(properties.getProperty("fencing")),
                 RestartQuarantine.valueOf(properties.getProperty("quarantine")), Long.parseLong(properties.getProperty("seed")),
@@ -55,6 +59,7 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
         properties.setProperty("keys", Integer.toString(this.keys));
         properties.setProperty("minTtlMillis", Long.toString(this.minTtlMillis));
         properties.setProperty("maxTtlMillis", Long.toString(this.maxTtlMillis));
+        properties.setProperty("clientMaxTtlMillis", joined(this.clientMaxTtlMillis));
         properties.setProperty("waitMillis", Long.toString(this.waitMillis));
         properties.setProperty("kinds", String.join(",", this.kinds.stream().map(History.Kind::name).toList()));
         properties.setProperty("longHolds", Double.toString(this.longHolds));
@@ -65,6 +70,16 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
         try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             properties.store(out, "chaos client settings");
         }
+    }
+
+    /** The {@code maxTtl} of the given client process. */
+    long maxTtlMillis(int client) {
+        return this.clientMaxTtlMillis.get(client);
+    }
+
+    /** Numbers as {@code run.properties} and {@code client.properties} list them: comma-separated. */
+    static String joined(List<Long> values) {
+        return String.join(",", values.stream().map(Object::toString).toList());
     }
 
 }

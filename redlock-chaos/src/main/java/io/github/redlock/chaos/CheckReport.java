@@ -35,8 +35,11 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
     /** How many violations of each kind {@link #text()} and {@link #markdown()} show in detail: 20 at most in all. */
     static final int DETAILS_SHOWN_PER_KIND = 5;
 
-    /** The run's options as {@code run.properties} gave them, and its duration. */
-    record Run(String seed, long durationMillis, String clients, String threads, String fencing, String quarantine) {
+    /**
+     * The run's options as {@code run.properties} gave them, and its duration.
+     * @param maxTtls each client process's {@code maxTtl}, e.g. {@code "0: 2000 ms, 1: 500 ms"}
+     */
+    record Run(String seed, long durationMillis, String clients, String threads, String maxTtls, String fencing, String quarantine) {
     }
 
     /** The writes the storage accepted and refused. */
@@ -96,6 +99,7 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
         List<String[]> figures = new ArrayList<>();
         figures.add(figure("Duration", String.format(Locale.ROOT, "%.1f s", this.run.durationMillis / 1000.0)));
         figures.add(figure("Clients x threads", this.run.clients + " x " + this.run.threads));
+        figures.add(figure("Max-ttl by client", this.run.maxTtls));
         figures.add(figure("Fencing, quarantine", this.run.fencing + ", " + this.run.quarantine));
         figures.add(figure("Acquisitions", operations() + " (" + grantCount() + " granted, " + this.refused + " refused, "
                 + this.errors + " errors)"));

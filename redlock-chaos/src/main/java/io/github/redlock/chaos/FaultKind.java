@@ -20,6 +20,23 @@ enum FaultKind {
      */
     EVERY_NODE_RESTART,
 
+    /**
+     * A majority of nodes is restarted empty one after another, as {@link #ROLLING_RESTART}, under a durable
+     * configuration ({@code appendonly yes}, {@code appendfsync always}): nodes given new disks, or containers started
+     * again without their volumes. Their configuration says they log every write, yet they lost the keys they held.
+     * Each runs durable until its next restart; the other restart faults restart it without those options, as the
+     * rest of the nodes run. (A majority, as one node restarted alone almost never held a lock's only majority here:
+     * holders mostly hold all five nodes.)
+     */
+    DURABLE_EMPTY_RESTART,
+
+    /**
+     * One node crashes (SIGKILL) and recovers from its own files: a node that runs durable (since a
+     * {@link #DURABLE_EMPTY_RESTART}) when there is one, which comes back with every write it acknowledged and may
+     * vote at once; otherwise any node, which persisted nothing and comes back empty.
+     */
+    DURABLE_RESTART,
+
     /** One node is paused (SIGSTOP) for less than the shortest ttl. */
     NODE_PAUSE_SHORT,
 

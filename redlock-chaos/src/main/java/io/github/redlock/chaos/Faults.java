@@ -15,11 +15,19 @@ import io.github.redlock.test.RedisNode;
 /**
  * Injects the faults of a run on its nodes and client processes, one at a time, and records each with its
  * window. The last node runs under {@code libfaketime} when it is installed, for the clock faults; without it,
- * those faults are skipped with a message.
+ * those faults are skipped with a message. Nodes run without persistence, but for those a
+ * {@link FaultKind#DURABLE_EMPTY_RESTART} restarted durable, until their next restart: which nodes run durable follows
+ * from the schedule, so that a seed gives the same faults.
  */
 final class Faults {
 
+    /** A durable configuration: every write logged and synced before it is answered. */
+    private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
     private final List<RedisNode> nodes;
+
+    /** Whether each node runs durable now: restarted by {@link FaultKind#DURABLE_EMPTY_RESTART} and not since. */
+    private final boolean[] durable;
 
     private final List<Process> clients;
 
@@ -34,6 +42,7 @@ final class Faults {
 
     Faults(List<RedisNode> nodes, List<Process> clients, Path clockFile, long maxTtlMillis) {
         this.nodes = nodes;
+        this.durable = new boolean[nodes.size()];
         this.clients = clients;
         this.clockFile = clockFile;
         this.maxTtlMillis = maxTtlMillis;
@@ -73,6 +82,8 @@ final class Faults {
                 }
                 yield "every node killed and restarted empty one after another, in the order " + order;
             }
+            case DURABLE_EMPTY_RESTART -> durableEmptyRestart(random);
+            case DURABLE_RESTART -> durableRestart(random);
             case NODE_PAUSE_SHORT -> {
                 int node = random.nextInt(this.nodes.size());
                 long paused = 20 + random.nextInt(60);
@@ -129,6 +140,7 @@ final class Faults {
             }
             if (!node.isRunning()) {
                 node.restart();
+                this.durable[this.nodes.indexOf(node)] = false;
             }
         }
         for (Process client : this.clients) {
@@ -138,10 +150,48 @@ final class Faults {
         }
     }
 
+    /**
+     * Restarts a majority of the nodes empty one after another under the durable configuration, which each keeps
+     * until its next restart.
+     */
+    private String durableEmptyRestart(Random random) {
+        List<Integer> order = distinct(random, this.nodes.size() / 2 + 1);
+        for (int node : order) {
+            this.nodes.get(node).restart(DURABLE);
+            this.durable[node] = true;
+        }
+        return "nodes " + order + " killed and restarted empty one after another, with appendonly yes, appendfsync always";
+    }
+
+    /** Crashes a node that runs durable (any node when none does) and lets it recover from its files. */
+    private String durableRestart(Random random) {
+        List<Integer> candidates = durableNodes();
+        boolean kept = !candidates.isEmpty();
+        int node = kept ? candidates.get(random.nextInt(candidates.size())) : random.nextInt(this.nodes.size());
+        long down = 100 + random.nextInt(900);
+        this.nodes.get(node).kill();
+        sleep(down);
+        this.nodes.get(node).restartKeepingData(kept ? DURABLE : new String[0]);
+        return "node " + node + " killed, restarted from its files after " + down + " ms: " + (kept ? "it runs durable, and came back "
+                + "with its data" : "no node runs durable; it persisted nothing, and came back empty");
+    }
+
+    /** Restarts a node empty, as the harness runs nodes: without persistence, whatever it ran with before. */
     private void restart(int node, long downMillis) {
         this.nodes.get(node).kill();
         sleep(downMillis);
         this.nodes.get(node).restart();
+        this.durable[node] = false;
+    }
+
+    private List<Integer> durableNodes() {
+        List<Integer> durableNodes = new ArrayList<>();
+        for (int i = 0; i < this.nodes.size(); i++) {
+            if (this.durable[i]) {
+                durableNodes.add(i);
+            }
+        }
+        return durableNodes;
     }
 
     private void pause(List<Integer> which, long millis) {

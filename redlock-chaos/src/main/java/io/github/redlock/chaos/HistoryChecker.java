@@ -113,7 +113,7 @@ final class HistoryChecker {
         this.files.faults.forEach((fault) -> faults.merge(fault.kind(), 1L, Long::sum));
         Properties p = this.files.properties;
         CheckReport.Run run = new CheckReport.Run(p.getProperty("seed", "?"), (this.runEnd - this.runStart) / 1_000_000,
-                p.getProperty("clients", "?"), p.getProperty("threads", "?"), p.getProperty("fencing", "?"),
+                p.getProperty("clients", "?"), p.getProperty("threads", "?"), maxTtls(p), p.getProperty("fencing", "?"),
                 p.getProperty("quarantine", "?"));
         FaultWindows windows = new FaultWindows(this.files.faults);
         LongStream.Builder under = LongStream.builder();
@@ -235,16 +235,14 @@ final class HistoryChecker {
     }
 
     /**
-     * Every lock of the history must be granted again within the allowance after the faults stopped: a restart
-     * quarantine, a ttl for leases held by paused holders to run out, a wait time and scheduling slack.
-     */
-    /**
      * Liveness: a lock asked for once the faults stopped and the nodes can vote again (the quarantine and the longest
-     * ttl after the last fault) is granted by the end of the allowance. A lock nobody asked for then proves nothing
-     * either way, so it is counted apart, never a violation.
+     * ttl after the last fault) is granted by the end of the allowance: that, a wait time and scheduling slack. The
+     * quarantine is the one of the longest {@code maxTtl} of the fleet, which a restarted node waits for whichever
+     * client checks it. A lock nobody asked for then proves nothing either way, so it is counted apart, never a
+     * violation.
      */
     private String checkLiveness() {
-        long maxTtl = this.files.millis("maxTtlMillis");
+        long maxTtl = this.files.longestMaxTtlMillis();
         long waitMillis = this.files.millis("waitMillis");
         long recoveryMillis = (maxTtl + 1000 + maxTtl / 100 + 2) + maxTtl;
         long allowanceMillis = recoveryMillis + waitMillis + 3000;
@@ -270,6 +268,20 @@ final class HistoryChecker {
         String notAsked = (asked.size() < keys.size()) ? "; " + (keys.size() - asked.size()) + " not asked for in that time" : "";
         return "checked: " + asked.size() + " locks asked for, each to be granted within " + allowanceMillis
                 + " ms after the faults ended at " + ms(this.faultsEnd) + " ms (tail " + tailMillis + " ms)" + notAsked;
+    }
+
+    /** Each client's max-ttl, e.g. {@code "0: 2000 ms, 1: 500 ms"}; one for all when the run did not list them. */
+    private static String maxTtls(Properties p) {
+        String byClient = p.getProperty("clientMaxTtlMillis", "").trim();
+        if (byClient.isEmpty()) {
+            return (p.getProperty("maxTtlMillis") == null) ? "?" : p.getProperty("maxTtlMillis").trim() + " ms, every client";
+        }
+        String[] maxTtls = byClient.split(",");
+        List<String> shown = new ArrayList<>();
+        for (int i = 0; i < maxTtls.length; i++) {
+            shown.add(i + ": " + maxTtls[i].trim() + " ms");
+        }
+        return String.join(", ", shown);
     }
 
     private void violation(Violation.Kind kind, String lockKey, String detail) {

@@ -73,4 +73,17 @@ final class RunFiles {
         return nanos(name, 0);
     }
 
+    /**
+     * The longest {@code maxTtl} of the run's clients: {@code maxTtlMillis}, or the longest of {@code clientMaxTtlMillis}
+     * (each process's, comma-separated) if that is longer. A restarted node waits for it, whichever client checks it.
+     */
+    long longestMaxTtlMillis() {
+        long longest = millis("maxTtlMillis");
+        String byClient = this.properties.getProperty("clientMaxTtlMillis", "").trim();
+        for (String maxTtl : byClient.isEmpty() ? new String[0] : byClient.split(",")) {
+            longest = Math.max(longest, Long.parseLong(maxTtl.trim()));
+        }
+        return longest;
+    }
+
 }

@@ -40,6 +40,9 @@ class HistoryCheckerTests {
 
     private long runEndMillis = 4_000;
 
+    /** Each client's max-ttl as {@code run.properties} lists it, or null for a run that does not list them. */
+    private String clientMaxTtlMillis;
+
     @Test
     void aCleanHistoryHasNoViolation() throws IOException {
         this.runEndMillis = 20_000;
@@ -179,6 +182,21 @@ class HistoryCheckerTests {
     }
 
     @Test
+    void livenessWaitsForTheQuarantineOfTheLongestMaxTtlOfTheFleet() throws IOException {
+        this.runEndMillis = 20_000;
+        this.clientMaxTtlMillis = "1000,3000";
+        grant(1, "x:1", Kind.EXCLUSIVE, "before", -1, 0, 1_000, 2_000, 1_500);
+        // Asked for after the quarantine of a 1 s max-ttl (5,012 ms), but before a node restarted last may vote again
+        // for the 3 s client (9,032 ms): that proves nothing, as a restarted node waits for the longest max-ttl.
+        refused(2, "x:1", 6_000, 6_500);
+        grant(1, "x:2", Kind.EXCLUSIVE, "after", -1, 9_100, 9_110, 10_100, 9_600);
+        CheckReport report = check();
+        assertThat(report.hasViolations()).as(report.text()).isFalse();
+        assertThat(report.liveness()).startsWith("checked: 1 locks asked for, each to be granted within 10532 ms");
+        assertThat(report.text()).contains("Max-ttl by client: 0: 1000 ms, 1: 3000 ms");
+    }
+
+    @Test
     void livenessIsNotCheckedWhenTheRunEndsWithinTheAllowance() throws IOException {
         refused(2, "x:1", 2_500, 3_000);
         CheckReport report = check();
@@ -252,6 +270,9 @@ class HistoryCheckerTests {
         run.setProperty("faultsEndNanos", Long.toString(nanos(this.faultsEndMillis)));
         run.setProperty("runEndNanos", Long.toString(nanos(this.runEndMillis)));
         run.setProperty("maxTtlMillis", "1000");
+        if (this.clientMaxTtlMillis != null) {
+            run.setProperty("clientMaxTtlMillis", this.clientMaxTtlMillis);
+        }
         run.setProperty("waitMillis", "500");
         run.setProperty("fencing", "true");
         run.setProperty("quarantine", "AUTO");

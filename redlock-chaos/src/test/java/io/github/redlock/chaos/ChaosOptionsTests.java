@@ -1,0 +1,42 @@
+package io.github.redlock.chaos;
+
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+
+import io.github.redlock.core.RestartQuarantine;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/** The fleet a run's options make: which client processes get the short max-ttl. */
+class ChaosOptionsTests {
+
+    @Test
+    void theShortClientsAreDrawnFromTheSeed() {
+        List<Long> maxTtls = options(42, 4, 1).clientMaxTtlMillis();
+        assertThat(maxTtls).hasSize(4).containsOnly(ChaosOptions.MAX_TTL_MILLIS, ChaosOptions.SHORT_MAX_TTL_MILLIS);
+        assertThat(maxTtls).filteredOn((maxTtl) -> maxTtl == ChaosOptions.SHORT_MAX_TTL_MILLIS).hasSize(1);
+        assertThat(options(42, 4, 1).clientMaxTtlMillis()).as("the same seed, the same fleet").isEqualTo(maxTtls);
+        assertThat(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L).stream().map((seed) -> options(seed, 4, 1).clientMaxTtlMillis()).distinct())
+            .as("other seeds, other processes").hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void noClientIsShortWhenNoneIsAskedFor() {
+        assertThat(options(42, 3, 0).clientMaxTtlMillis()).containsExactly(2_000L, 2_000L, 2_000L);
+    }
+
+    @Test
+    void atLeastOneClientKeepsTheLongMaxTtl() {
+        assertThatIllegalArgumentException().isThrownBy(() -> options(42, 3, 3))
+            .withMessageContaining("chaos.shortClients must leave at least one client with the long max-ttl");
+    }
+
+    private static ChaosOptions options(long seed, int clients, int shortClients) {
+        return new ChaosOptions(seed, clients, 1, shortClients, 1, EnumSet.of(FaultKind.NODE_RESTART), EnumSet.allOf(History.Kind.class),
+                0.05, RestartQuarantine.AUTO, true, Path.of("target/chaos/options"));
+    }
+
+}
