@@ -79,7 +79,9 @@ class RedlockReadWriteTests {
         assertThat(this.other.get().tryAcquireWrite("doc", TTL)).isEmpty();
         assertThat(second.release()).isTrue();
         RedlockLease writer = this.other.get().tryAcquireWrite("doc", TTL, Duration.ofSeconds(2)).orElseThrow();
-        this.nodes.get().awaitOnAll(WRITER, writer.token());
+        // A quorum, not every node: on a loaded machine a node that answered too slowly gets the release later and
+        // the writer's attempt not at all (commands are not queued for a node that stopped answering).
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values(WRITER).stream().filter(writer.token()::equals).count() >= 3);
         assertThat(writer.release()).isTrue();
         this.nodes.get().awaitAbsent(WRITER);
     }
