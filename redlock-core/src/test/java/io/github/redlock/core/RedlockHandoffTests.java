@@ -219,6 +219,7 @@ class RedlockHandoffTests {
                 int subscribed = node;
                 awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(subscribed).size() == 1); // refused, and listening
             }
+            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:shared\u00FFwaiting").contains(false)); // and recorded
             CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("shared", Duration.ofSeconds(10),
                     Duration.ofSeconds(20));
             this.nodes.resetStats();
@@ -242,6 +243,8 @@ class RedlockHandoffTests {
         try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             RedlockLease held = this.redlock.get().acquire("polled", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(other.tryAcquire("polled", Duration.ofSeconds(10))).as("the poller is refused").isEmpty();
+            // The refusal's record is written by the attempt's clean-up, which the caller does not wait for.
+            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:polled\u00FFwaiting").contains(false));
             CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled", Duration.ofSeconds(10),
                     Duration.ofSeconds(20));
             this.nodes.resetStats();
@@ -257,6 +260,7 @@ class RedlockHandoffTests {
         try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             RedlockLease held = this.redlock.get().acquire("polled-set", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(other.tryAcquire(java.util.List.of("polled-set", "free"), Duration.ofSeconds(10))).as("refused").isEmpty();
+            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:polled-set\u00FFwaiting").contains(false));
             CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled-set", Duration.ofSeconds(10),
                     Duration.ofSeconds(20));
             this.nodes.resetStats();
