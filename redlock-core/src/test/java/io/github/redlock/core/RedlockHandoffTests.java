@@ -214,6 +214,7 @@ class RedlockHandoffTests {
     void aWaiterOfAnotherClientMakesTheReleaseFreeTheLockInsteadOfHandingItOver() {
         try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofSeconds(2)).build()) {
             RedlockLease held = this.redlock.get().acquire("shared", Duration.ofSeconds(10), Duration.ZERO);
+            this.nodes.awaitOnAll("redlock:shared", held.token()); // the acquisition returned at a quorum
             CompletableFuture<Optional<RedlockLease>> remote = other.tryAcquireAsync("shared", Duration.ofSeconds(10), Duration.ofSeconds(20));
             for (int node = 0; node < 5; node++) {
                 int subscribed = node;
@@ -242,6 +243,7 @@ class RedlockHandoffTests {
     void aRefusedCallerOfAnotherClientThatDoesNotWaitMakesTheReleaseFreeTheLock() {
         try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             RedlockLease held = this.redlock.get().acquire("polled", Duration.ofSeconds(10), Duration.ZERO);
+            this.nodes.awaitOnAll("redlock:polled", held.token()); // the acquisition returned at a quorum
             assertThat(other.tryAcquire("polled", Duration.ofSeconds(10))).as("the poller is refused").isEmpty();
             // The refusal's record is written by the attempt's clean-up, which the caller does not wait for.
             awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:polled\u00FFwaiting").contains(false));
@@ -259,6 +261,7 @@ class RedlockHandoffTests {
     void aRefusedMultiKeyCallerOfAnotherClientMakesTheReleaseFreeTheLock() {
         try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
             RedlockLease held = this.redlock.get().acquire("polled-set", Duration.ofSeconds(10), Duration.ZERO);
+            this.nodes.awaitOnAll("redlock:polled-set", held.token()); // the acquisition returned at a quorum
             assertThat(other.tryAcquire(java.util.List.of("polled-set", "free"), Duration.ofSeconds(10))).as("refused").isEmpty();
             awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:polled-set\u00FFwaiting").contains(false));
             CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled-set", Duration.ofSeconds(10),
