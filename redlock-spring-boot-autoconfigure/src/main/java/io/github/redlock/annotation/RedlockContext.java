@@ -24,6 +24,16 @@ import io.github.redlock.core.RedlockLease;
  * assembles its publisher (on the thread that took the lock, at subscription), not in operators that run
  * later. Read it in the body and pass it along. Outside annotated methods it is empty, unless code made a
  * lease current itself with {@link #open(RedlockLease)}.
+ * <p>
+ * In a Kotlin {@code suspend fun} it is bound to the coroutine that runs the body, not to a thread: the aspect adds
+ * an element to that coroutine's context (a kotlinx-coroutines {@code ThreadContextElement}, which the body's
+ * children inherit) that makes the lease current on whichever thread the coroutine resumes, after a {@code delay},
+ * in {@code withContext(Dispatchers.IO)}, in {@code launch} or {@code async} inside the body, and takes it away
+ * whenever the coroutine suspends there, so that another coroutine on that thread never sees it. The same element
+ * carries the coroutine's locks for re-entrant calls. The items of a {@code Flow} that the function returns are
+ * made outside that coroutine, where the Flow is collected, like the operators of a {@code Flux}: read the lease
+ * in the function and pass it along. In a coroutine, close a scope of {@link #open(RedlockLease)} before the next
+ * suspension point.
  */
 public final class RedlockContext {
 

@@ -28,6 +28,18 @@ import java.lang.annotation.Target;
  * that result completes, even after the outer call returned. The method must be called through the Spring
  * proxy (not from its own class).
  * <p>
+ * A Kotlin {@code suspend fun} holds the lock from the call until its coroutine completes, fails or is cancelled;
+ * cancelling the calling coroutine releases it at once. The coroutine, not the threads it runs on, owns the lock:
+ * nested annotated calls in it re-enter it across suspension points and dispatcher switches, and another coroutine
+ * on the same thread does not. A {@code Flow} result is locked from its collection to its completion, as a
+ * {@code Flux} is. A skipped call returns {@code null} (an empty {@code Flow}); {@code THROW} throws the
+ * {@code RedlockAcquisitionException} a Java caller gets. This needs kotlinx-coroutines-reactor and Kotlin reflection
+ * on the classpath, as Spring's AOP of suspend functions does; without them a suspend function is refused at start-up.
+ * <pre>{@code
+ * @Redlocked(key = "order:#{#id}", ttl = "10s", waitTime = "2s")
+ * suspend fun pay(id: String): Receipt { … }
+ * }</pre>
+ * <p>
  * Cancelling an asynchronous result releases the lock at once. For a {@code Mono} or {@code Flux} the
  * cancel travels upstream, so the method's work is told to stop; a cancel during the acquisition means the
  * method is not called, and a lock granted in that moment is released on arrival. A
@@ -128,10 +140,15 @@ public @interface Redlocked {
     /**
      * Whether to interrupt the thread running the method when its lock is lost before the method returns
      * (an extension failed, or the validity ran out), so that interruptible work stops. For synchronous
-     * methods only. Default false. The interrupt is for the method alone: none is delivered once the method
-     * has returned or thrown (also while a nested asynchronous call still holds the lock), and one that the
-     * method left set is cleared as it returns, so that it never reaches the caller; an interrupt the thread
-     * had before the loss is kept.
+     * methods and Kotlin suspend functions that return a value. Default false. The interrupt is for the method
+     * alone: none is delivered once the method has returned or thrown (also while a nested asynchronous call still
+     * holds the lock), and one that the method left set is cleared as it returns, so that it never reaches the
+     * caller; an interrupt the thread had before the loss is kept.
+     * <p>
+     * For a suspend function, the loss cancels the coroutine that runs its body, with a
+     * {@code CancellationException} caused by an {@code IllegalStateException} that names the lock and why it was
+     * lost; the call then throws that cancellation to its caller (as {@code withTimeout} does), whose own
+     * {@code Job} is not cancelled unless it lets the exception through.
      * @return whether to interrupt on loss
      */
     boolean interruptOnLoss() default false;

@@ -16,9 +16,9 @@ import org.apache.commons.logging.LogFactory;
  * Invariant: the lease is released exactly once, when its last holder lets go, and never while a holder's
  * work is still under way. The call that acquired it is one holder, until its method returned or threw or,
  * for an asynchronous result, until that result completed or was cancelled. Each call that re-entered the
- * lock on a thread holding it and returned an asynchronous or reactive result is another holder, until its
- * own result is complete. Once the count of holders reached zero it never rises again: {@link #retain()}
- * fails, and a late re-entry takes a lock of its own.
+ * lock on a thread (or in a Kotlin coroutine) holding it and returned an asynchronous or reactive result, or was
+ * a suspend function, is another holder, until its own result is complete. Once the count of holders reached zero
+ * it never rises again: {@link #retain()} fails, and a late re-entry takes a lock of its own.
  */
 final class HeldLock {
 

@@ -40,7 +40,9 @@ final class LockTaker {
         if (lease == null) {
             return null;
         }
-        HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, locked.interruptOnLoss() ? Thread.currentThread() : null);
+        // A synchronous method runs on this thread; a suspend function's coroutine is cancelled by CoroutineLocking instead.
+        Thread runner = (locked.interruptOnLoss() && locked.result().synchronous()) ? Thread.currentThread() : null;
+        HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, runner);
         held.watch();
         return held;
     }

@@ -9,6 +9,8 @@ import java.util.concurrent.CompletionStage;
 import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.OnFailure;
 
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.util.ClassUtils;
 
@@ -26,8 +28,9 @@ import org.springframework.util.ClassUtils;
  * @param description the method as errors name it, e.g. {@code OrderService.pay(Order)}
  * @param mode which lock it takes
  * @param maxHold how long auto-extension lasts, or null when the lock is not extended automatically
- * @param interruptOnLoss whether to interrupt the method's thread when the lock is lost
- * @param adapter for a reactive result, the adapter between its type and a Reactive Streams publisher; else null
+ * @param interruptOnLoss whether to interrupt the method's thread (cancel a suspend function's coroutine) when the lock is lost
+ * @param adapter for a reactive result, the adapter between its type (a suspend function's: the Mono or Flux Spring's AOP
+ * hands the advice) and a Reactive Streams publisher; else null
  */
 record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
         String description, LockMode mode, Duration maxHold, boolean interruptOnLoss, ReactiveAdapter adapter) {
@@ -40,21 +43,30 @@ record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration 
 
     static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono", LockedMethod.class.getClassLoader());
 
+    /**
+     * Whether Kotlin suspend functions can be locked: Spring's AOP runs them as a {@code Mono} only with
+     * kotlinx-coroutines-reactor, and with Kotlin reflection; {@link CoroutineLocking} is loaded only then.
+     */
+    static final boolean COROUTINES_PRESENT = REACTOR_PRESENT && KotlinDetector.isKotlinReflectPresent()
+            && ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockedMethod.class.getClassLoader());
+
     /** The value a skipped call returns. */
     Object skippedValue() {
         return switch (this.result) {
             case OPTIONAL -> Optional.empty();
             case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
-            case MONO, FLUX -> ReactiveLocking.empty(this);
+            case MONO, FLUX, SUSPEND, SUSPEND_FLOW -> ReactiveLocking.empty(this);
             default -> null;
         };
     }
 
+    /** The method as errors name it, e.g. {@code OrderService.pay(Order)}; a suspend function without its {@code Continuation}. */
     static String describe(Method method) {
         StringBuilder description = new StringBuilder(method.getDeclaringClass().getSimpleName()).append('.')
                 .append(method.getName()).append('(');
         Class<?>[] types = method.getParameterTypes();
-        for (int i = 0; i < types.length; i++) {
+        int count = KotlinDetector.isSuspendingFunction(method) ? types.length - 1 : types.length;
+        for (int i = 0; i < count; i++) {
             description.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
         }
         return description.append(')').toString();
@@ -79,11 +91,34 @@ record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration 
         MONO,
 
         /** Returns a reactive type of many values ({@code Flux}, {@code Publisher}, …): locked from subscription to termination. */
-        FLUX;
+        FLUX,
+
+        /**
+         * A Kotlin {@code suspend fun}: Spring's AOP hands the advice a {@code Mono} that runs the body in a coroutine
+         * when subscribed, and the caller awaits it; locked from that subscription to the coroutine's end, the hold
+         * owned by the coroutine.
+         */
+        SUSPEND,
+
+        /**
+         * A Kotlin {@code suspend fun} that returns a {@code Flow} (or another stream): a {@code Flux} that runs the
+         * body, then the stream, when collected; locked from the collection to its end.
+         */
+        SUSPEND_FLOW;
 
         /** Whether the result is a reactive type, locked from its subscription to its termination. */
         boolean reactive() {
-            return this == MONO || this == FLUX;
+            return this == MONO || this == FLUX || suspending();
+        }
+
+        /** Whether the method is a Kotlin suspend function. */
+        boolean suspending() {
+            return this == SUSPEND || this == SUSPEND_FLOW;
+        }
+
+        /** Whether the reactive result has many values (a {@code Flux}), not one at most (a {@code Mono}). */
+        boolean multiValued() {
+            return this == FLUX || this == SUSPEND_FLOW;
         }
 
         /** Whether the result is complete when the method returns (its work ran on the calling thread). */
@@ -91,15 +126,47 @@ record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration 
             return this == VALUE || this == PRIMITIVE || this == OPTIONAL;
         }
 
+        /**
+         * The adapter between the method's reactive result and a publisher, or null when the result is not reactive:
+         * a suspend function's is the {@code Mono} or {@code Flux} that Spring's AOP hands the advice.
+         */
+        ReactiveAdapter adapterOf(Method method) {
+            return switch (this) {
+                case MONO, FLUX -> adapterOf(method.getReturnType());
+                case SUSPEND, SUSPEND_FLOW -> ReactiveLocking.suspendingAdapter(multiValued());
+                default -> null;
+            };
+        }
+
         /** The adapter of a reactive return type (Reactor present), or null. */
-        static ReactiveAdapter adapterOf(Class<?> returnType) {
+        private static ReactiveAdapter adapterOf(Class<?> returnType) {
             if (!REACTOR_PRESENT || Optional.class == returnType || CompletionStage.class.isAssignableFrom(returnType)) {
                 return null;
             }
             return ReactiveLocking.adapterOf(returnType);
         }
 
-        static Result of(Class<?> returnType) {
+        /**
+         * How the method's result completes. A suspend function is one value at most, unless what it returns is
+         * itself a stream (a {@code Flow}, a {@code Flux}), which Spring's AOP hands on as a {@code Flux}.
+         * @throws RedlockConfigurationException for a suspend function that Spring's AOP cannot run as a {@code Mono}
+         */
+        static Result of(Method method) {
+            if (!KotlinDetector.isSuspendingFunction(method)) {
+                return of(method.getReturnType());
+            }
+            if (!COROUTINES_PRESENT) {
+                String description = describe(method);
+                throw new RedlockConfigurationException("@Redlocked on " + description + ", a Kotlin suspend function, "
+                        + "without kotlinx-coroutines-reactor or kotlin-reflect on the classpath: Spring's AOP then calls "
+                        + "it without the Mono that the lock is held around.", "Add org.jetbrains.kotlinx:"
+                        + "kotlinx-coroutines-reactor and org.jetbrains.kotlin:kotlin-reflect to the application.", null);
+            }
+            ReactiveAdapter adapter = ReactiveLocking.adapterOf(new MethodParameter(method, -1).getParameterType());
+            return (adapter != null && adapter.isMultiValue()) ? SUSPEND_FLOW : SUSPEND;
+        }
+
+        private static Result of(Class<?> returnType) {
             if (returnType.isPrimitive() && returnType != void.class) {
                 return PRIMITIVE;
             }

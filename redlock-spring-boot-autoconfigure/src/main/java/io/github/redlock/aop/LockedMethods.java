@@ -15,6 +15,7 @@ import io.github.redlock.annotation.Redlocked;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.expression.ParseException;
@@ -70,13 +71,8 @@ final class LockedMethods {
             throw new RedlockConfigurationException("@Redlocked waitTime of " + description + " is negative (" + waitTime + ").",
                     "Use 0s for a single attempt, or a positive wait time such as \"2s\".", null);
         }
-        LockedMethod.Result result = LockedMethod.Result.of(specific.getReturnType());
-        if (annotation.onFailure() == OnFailure.SKIP && result == LockedMethod.Result.PRIMITIVE) {
-            throw new RedlockConfigurationException("@Redlocked(onFailure = SKIP) on " + description + ", which returns "
-                    + specific.getReturnType() + ": a skipped call has no value to return.",
-                    "Make " + description + " return void, a wrapper type (e.g. Integer) or an Optional, or use "
-                            + "onFailure = OnFailure.THROW.", null);
-        }
+        LockedMethod.Result result = LockedMethod.Result.of(specific);
+        checkResult(annotation, result, specific, description);
         Duration maxHold = null;
         if (annotation.autoExtend()) {
             maxHold = duration(annotation.maxHold(), "maxHold", defaults::maxHold, description);
@@ -90,15 +86,37 @@ final class LockedMethods {
             throw new RedlockConfigurationException("@Redlocked on " + description + " sets maxHold without autoExtend = true, "
                     + "so maxHold would have no effect.", "Add autoExtend = true, or remove maxHold.", null);
         }
-        if (annotation.interruptOnLoss() && !result.synchronous()) {
-            throw new RedlockConfigurationException("@Redlocked(interruptOnLoss = true) on " + description + ", which returns "
-                    + specific.getReturnType().getSimpleName() + ": its work does not run on the calling thread, so there is "
-                    + "no thread to interrupt.", "Remove interruptOnLoss, and stop the asynchronous work from the lease's "
-                            + "loss some other way, or make the method synchronous.", null);
-        }
         return new LockedMethod(template, keys, ttl, waitTime, annotation.onFailure(), result, description,
-                annotation.mode(), maxHold, annotation.interruptOnLoss(),
-                result.reactive() ? LockedMethod.Result.adapterOf(specific.getReturnType()) : null);
+                annotation.mode(), maxHold, annotation.interruptOnLoss(), result.adapterOf(specific));
+    }
+
+    /**
+     * Refuses what the method's result cannot do: a skipped call of a method whose result cannot be null, and an
+     * interrupt on loss where no thread or coroutine runs the method's work until it is done.
+     */
+    private static void checkResult(Redlocked annotation, LockedMethod.Result result, Method method, String description) {
+        if (annotation.onFailure() == OnFailure.SKIP && result == LockedMethod.Result.PRIMITIVE) {
+            throw new RedlockConfigurationException("@Redlocked(onFailure = SKIP) on " + description + ", which returns "
+                    + method.getReturnType() + ": a skipped call has no value to return.",
+                    "Make " + description + " return void, a wrapper type (e.g. Integer) or an Optional, or use "
+                            + "onFailure = OnFailure.THROW.", null);
+        }
+        if (annotation.onFailure() == OnFailure.SKIP && result == LockedMethod.Result.SUSPEND) {
+            MethodParameter returned = new MethodParameter(method, -1);
+            if (returned.getParameterType() != void.class && !returned.isOptional()) {
+                throw new RedlockConfigurationException("@Redlocked(onFailure = SKIP) on " + description + ", a suspend "
+                        + "function that returns " + returned.getParameterType().getSimpleName() + ", which cannot be null: "
+                        + "a skipped call returns null.", "Make " + description + " return a nullable type (e.g. Int?) or "
+                                + "Unit, or use onFailure = OnFailure.THROW.", null);
+            }
+        }
+        if (annotation.interruptOnLoss() && !result.synchronous() && result != LockedMethod.Result.SUSPEND) {
+            throw new RedlockConfigurationException("@Redlocked(interruptOnLoss = true) on " + description + ", which returns "
+                    + (result.suspending() ? "a stream" : method.getReturnType().getSimpleName()) + ": its work does not "
+                    + "run on the calling thread or coroutine, so there is nothing to interrupt.", "Remove interruptOnLoss, "
+                            + "and stop the asynchronous work from the lease's loss some other way, or make the method "
+                            + "synchronous (or a suspend function that returns a value).", null);
+        }
     }
 
     /** The one key's template, or the templates of {@code keys}: exactly one of the two attributes is given. */

@@ -36,6 +36,11 @@ final class ReactiveLocking {
         return ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
     }
 
+    /** The adapter of what Spring's AOP hands the advice of a Kotlin suspend function: a {@code Flux}, or a {@code Mono}. */
+    static ReactiveAdapter suspendingAdapter(boolean multiValued) {
+        return adapterOf(multiValued ? Flux.class : Mono.class);
+    }
+
     /** How a reactive return type completes: one value at most, or many. */
     static LockedMethod.Result resultOf(ReactiveAdapter adapter) {
         return adapter.isMultiValue() ? LockedMethod.Result.FLUX : LockedMethod.Result.MONO;
@@ -43,7 +48,7 @@ final class ReactiveLocking {
 
     /** What a skipped call returns: an empty result of the method's type. */
     static Object empty(LockedMethod locked) {
-        return locked.adapter().fromPublisher((locked.result() == LockedMethod.Result.MONO) ? Mono.empty() : Flux.empty());
+        return locked.adapter().fromPublisher(locked.result().multiValued() ? Flux.empty() : Mono.empty());
     }
 
     /**
@@ -75,7 +80,7 @@ final class ReactiveLocking {
 
     private static Object lock(LockedMethod locked, Function<Slot, Mono<HeldLock>> lockFor, Invocation invoke) {
         ReactiveAdapter adapter = locked.adapter();
-        if (locked.result() == LockedMethod.Result.MONO) {
+        if (!locked.result().multiValued()) {
             return adapter.fromPublisher(Mono.defer(() -> {
                 Slot slot = new Slot();
                 return Mono.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),

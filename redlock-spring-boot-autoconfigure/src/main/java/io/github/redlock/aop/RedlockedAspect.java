@@ -1,7 +1,9 @@
 package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -26,14 +28,16 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * The aspect behind {@link Redlocked @Redlocked}: evaluates the key, acquires the lock (or skips or throws),
- * runs the method, and releases the lock when the method's result is complete. Nested calls on one thread
- * for a key it already holds run without locking again (a held write lock covers nested reads; a held read
- * lock cannot be upgraded). With auto-extension, the lease is extended while the method runs.
+ * runs the method, and releases the lock when the method's result is complete. Nested calls on one thread (or,
+ * for Kotlin suspend functions, in one coroutine) for a key it already holds run without locking again (a held
+ * write lock covers nested reads; a held read lock cannot be upgraded). With auto-extension, the lease is extended
+ * while the method runs.
  * <p>
  * The aspect only routes a call: {@link LockedMethods} resolves each method's settings once, {@link KeyEvaluator}
  * evaluates the key, {@link ReentrantHolds} knows the locks this thread holds, {@link LockTaker} takes the
- * lock, {@link HeldLock} releases it when its last holder is done, and {@link ReactiveLocking} locks around
- * reactive results.
+ * lock, {@link HeldLock} releases it when its last holder is done, {@link ReactiveLocking} locks around
+ * reactive results, and {@link CoroutineLocking} makes the coroutine of a Kotlin suspend function the holder of
+ * its lock.
  * <p>
  * It is {@link Ordered}, by default at {@link #DEFAULT_ORDER}, so that it wraps a {@code @Transactional}
  * interceptor of the default order: the lock is taken before the transaction begins and released after it
@@ -49,6 +53,9 @@ public class RedlockedAspect implements Ordered {
     public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
     private final ReentrantHolds holds = new ReentrantHolds();
+
+    /** Locks around Kotlin suspend functions; null without Kotlin coroutines, when there are none to lock. */
+    private final CoroutineLocking coroutines = LockedMethod.COROUTINES_PRESENT ? new CoroutineLocking(this.holds) : null;
 
     private final KeyEvaluator keys;
 
@@ -102,11 +109,43 @@ public class RedlockedAspect implements Ordered {
         Object target = joinPoint.getTarget();
         Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
         LockedMethod locked = this.methods.get(method, targetClass);
-        List<String> keys = this.keys.evaluate(locked, method, joinPoint.getArgs(), target, targetClass);
-        String key = String.join(",", keys);
+        List<String> keys = this.keys.evaluate(locked, method, arguments(locked, joinPoint), target, targetClass);
         List<String> heldKeys = ReentrantHolds.heldKeys(locked.mode(), keys);
-        ReactiveLocking.Invocation proceed = (hold) -> this.holds.proceedHolding(heldKeys, hold, joinPoint::proceed);
         HeldLock outer = this.holds.current(heldKeys);
+        refuseWaitingForItself(locked, keys, heldKeys, outer);
+        ReactiveLocking.Invocation proceed = (hold) -> this.holds.proceedHolding(heldKeys, hold, joinPoint::proceed);
+        if (locked.result().reactive()) {
+            Callable<HeldLock> acquire = () -> this.locks.acquire(locked, keys);
+            ReactiveLocking.Invocation invoke = locked.result().suspending()
+                    ? this.coroutines.invocation(joinPoint, locked, heldKeys, outer, String.join(",", keys)) : proceed;
+            // Re-entrant: the caller holds the key already. Each subscription becomes one more holder of that lock, so
+            // that the result keeps it after the outer call returned.
+            return (outer != null) ? ReactiveLocking.reenter(locked, outer, acquire, invoke)
+                    : ReactiveLocking.lock(locked, acquire, invoke);
+        }
+        if (outer != null && outer.retain()) {
+            return proceedAndLetGo(locked, outer, false, proceed); // re-entrant, as one more holder of the outer lock
+        }
+        // No outer lock, or it was let go meanwhile (a reactive outer call cancelled on another thread): lock anew.
+        HeldLock hold = this.locks.acquire(locked, keys);
+        if (hold == null) {
+            return locked.skippedValue();
+        }
+        return proceedAndLetGo(locked, hold, true, proceed);
+    }
+
+    /** The arguments the key is evaluated against: a suspend function's without its {@code Continuation}. */
+    private static Object[] arguments(LockedMethod locked, ProceedingJoinPoint joinPoint) {
+        Object[] args = joinPoint.getArgs();
+        return locked.result().suspending() ? Arrays.copyOf(args, args.length - 1) : args;
+    }
+
+    /**
+     * Refuses a call that would wait for a lock its own caller holds: a lock on several keys that adds keys to one the
+     * caller holds, or a write lock under the caller's read lock of the key.
+     */
+    private void refuseWaitingForItself(LockedMethod locked, List<String> keys, List<String> heldKeys, HeldLock outer) {
+        String key = String.join(",", keys);
         if (outer == null && keys.size() > 1) {
             String held = this.holds.heldElsewhere(heldKeys);
             if (held != null) {
@@ -115,30 +154,11 @@ public class RedlockedAspect implements Ordered {
                         + "wait for this thread's own lock. Take the whole set in the outer call instead.");
             }
         }
-        if (outer != null) {
-            if (locked.mode() == LockMode.WRITE && outer.mode() == LockMode.READ) {
-                throw new IllegalStateException("@Redlocked(mode = WRITE) on " + locked.description() + " was called while "
-                        + "this thread holds the read lock of '" + key + "': a read lock cannot be upgraded (the write "
-                        + "lock would wait for this thread's own read). Take the write lock in the outer call instead.");
-            }
-            // Re-entrant: this thread holds the key already. The call becomes one more holder of that lock, so that
-            // an asynchronous result keeps it after the outer call returned.
-            if (locked.result().reactive()) {
-                return ReactiveLocking.reenter(locked, outer, () -> this.locks.acquire(locked, keys), proceed);
-            }
-            if (outer.retain()) {
-                return proceedAndLetGo(locked, outer, false, proceed);
-            }
-            // The outer lock was let go meanwhile (a reactive outer call cancelled on another thread): lock anew.
+        if (outer != null && locked.mode() == LockMode.WRITE && outer.mode() == LockMode.READ) {
+            throw new IllegalStateException("@Redlocked(mode = WRITE) on " + locked.description() + " was called while "
+                    + "this thread holds the read lock of '" + key + "': a read lock cannot be upgraded (the write "
+                    + "lock would wait for this thread's own read). Take the write lock in the outer call instead.");
         }
-        if (locked.result().reactive()) {
-            return ReactiveLocking.lock(locked, () -> this.locks.acquire(locked, keys), proceed);
-        }
-        HeldLock hold = this.locks.acquire(locked, keys);
-        if (hold == null) {
-            return locked.skippedValue();
-        }
-        return proceedAndLetGo(locked, hold, true, proceed);
     }
 
     /**
@@ -154,8 +174,10 @@ public class RedlockedAspect implements Ordered {
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 Class<?> type = ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean));
                 if (AnnotationUtils.isCandidateClass(type, Redlocked.class)) {
+                    // Not the methods a compiler made, never called through the proxy (a bridge, or the static
+                    // copy of the body of a Kotlin suspend function, which carries its annotations).
                     ReflectionUtils.doWithMethods(type, (method) -> aspect.getObject().methods.get(method, type),
-                            (method) -> AnnotatedElementUtils.hasAnnotation(method, Redlocked.class));
+                            (method) -> !method.isSynthetic() && AnnotatedElementUtils.hasAnnotation(method, Redlocked.class));
                 }
                 return bean;
             }

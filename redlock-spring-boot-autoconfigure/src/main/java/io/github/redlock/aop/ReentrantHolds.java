@@ -12,6 +12,11 @@ import io.github.redlock.annotation.RedlockContext;
  * The locks the current thread holds while it runs annotated methods, by key, so that a nested call for a key
  * the thread holds re-enters that lock instead of waiting for itself. Read-write locks are kept apart from
  * the exclusive locks of the same keys.
+ * <p>
+ * A Kotlin coroutine owns the locks its suspend calls took, not the threads it runs on: {@link CoroutineLocking}
+ * {@link #install installs} the coroutine's locks as the thread's each time the coroutine resumes on a thread,
+ * in place of the thread's own, and {@link #restore restores} the thread's own when it suspends there. Another
+ * coroutine that runs on the same thread meanwhile sees none of them.
  */
 final class ReentrantHolds {
 
@@ -80,6 +85,26 @@ final class ReentrantHolds {
                 }
             }
         }
+    }
+
+    /** A copy of the locks this thread holds now, by the keys they are recorded under. */
+    Map<String, HeldLock> snapshot() {
+        return Map.copyOf(this.held.get());
+    }
+
+    /**
+     * Makes {@code holds} this thread's locks, in place of those it had, until {@link #restore restored}.
+     * @return the thread's locks before, to restore
+     */
+    Map<String, HeldLock> install(Map<String, HeldLock> holds) {
+        Map<String, HeldLock> previous = this.held.get();
+        this.held.set(new HashMap<>(holds)); // a copy of its own, which nested calls on the thread change and restore
+        return previous;
+    }
+
+    /** Gives the thread back the locks it had before {@link #install}. */
+    void restore(Map<String, HeldLock> previous) {
+        this.held.set(previous);
     }
 
     /** The annotated method's call; may throw anything it throws. */
