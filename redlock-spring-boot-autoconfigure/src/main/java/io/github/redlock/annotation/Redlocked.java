@@ -29,7 +29,9 @@ import java.lang.annotation.Target;
  * proxy (not from its own class).
  * <p>
  * A Kotlin {@code suspend fun} holds the lock from the call until its coroutine completes, fails or is cancelled;
- * cancelling the calling coroutine releases it at once. The coroutine, not the threads it runs on, owns the lock:
+ * cancelling the calling coroutine releases it as soon as the body's coroutine has ended (a cancel only asks it to
+ * stop: its {@code finally} blocks, and blocking work it waits for in {@code withContext}, still run under the lock),
+ * and at once when the body has not started yet. The coroutine, not the threads it runs on, owns the lock:
  * nested annotated calls in it re-enter it across suspension points and dispatcher switches, and another coroutine
  * on the same thread does not. A {@code Flow} result is locked from its collection to its completion, as a
  * {@code Flux} is. A skipped call returns {@code null} (an empty {@code Flow}); {@code THROW} throws the

@@ -4,10 +4,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 import io.github.redlock.annotation.RedlockContext;
 import io.github.redlock.core.RedlockLease;
+import kotlin.Unit;
 import kotlin.coroutines.AbstractCoroutineContextElement;
 import kotlin.coroutines.Continuation;
 import kotlin.coroutines.CoroutineContext;
@@ -16,13 +18,19 @@ import kotlinx.coroutines.ThreadContextElement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.ProceedingJoinPoint;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * Makes the coroutine of a Kotlin {@code suspend fun} the holder of its lock. Spring's AOP runs a suspend function
  * as a {@code Mono}: {@code proceed()} returns it, and the body runs in a coroutine of its own when it is subscribed,
  * in the caller's coroutine context (without the caller's {@code Job}), while the caller awaits it.
  * {@link ReactiveLocking} holds the lock from that subscription until the {@code Mono} ends (the body completed or
- * failed, or the caller was cancelled, which cancels the subscription and so the body). This class adds a
+ * failed, or the caller was cancelled, which cancels the subscription and so the body). The body's coroutine is one
+ * more holder of the lock until it has ended: a cancel only asks it to stop, and its {@code finally} blocks and the
+ * blocking work it waits for in {@code withContext} run on after the cancel, under the lock. This class adds a
  * {@link Holds} element to the context the body's coroutine starts with, so that wherever the coroutine and its
  * children run (after a {@code delay}, in {@code withContext(Dispatchers.IO)}), the thread sees the coroutine's
  * locks while it runs the coroutine, and only then: a nested annotated call re-enters them and
@@ -57,11 +65,14 @@ final class CoroutineLocking {
             String key) {
         Map<String, HeldLock> callers = this.holds.snapshot();
         return (held) -> {
+            if (!held.retain()) {
+                return null; // the subscription was cancelled, and the lock let go, before the body was called
+            }
             Map<String, HeldLock> mine = new HashMap<>(callers);
             for (String heldKey : heldKeys) {
                 mine.put(heldKey, held);
             }
-            Holds element = new Holds(this.key, this.holds, Map.copyOf(mine), held.lease());
+            Holds element = new Holds(this.key, this.holds, Map.copyOf(mine), held);
             if (held != outer && locked.interruptOnLoss()) {
                 // Only the call that took the lock cancels its coroutine, which the nested calls run in.
                 held.lease().lost().thenRun(() -> element.lost(loss(locked, key, held.lease())));
@@ -71,7 +82,15 @@ final class CoroutineLocking {
             Continuation<Object> caller = (Continuation<Object>) args[args.length - 1];
             // Spring's AOP takes only the context of this argument, for the coroutine that runs the body.
             args[args.length - 1] = new InContext(caller, caller.getContext().plus(element));
-            return joinPoint.proceed(args);
+            Object result;
+            try {
+                result = joinPoint.proceed(args);
+            }
+            catch (Throwable ex) {
+                element.bodyEnded();
+                throw ex;
+            }
+            return element.heldUntilTheBodyEnds(result);
         };
     }
 
@@ -93,32 +112,73 @@ final class CoroutineLocking {
     /**
      * The locks a coroutine holds and its innermost lease, installed as the thread's each time the coroutine (or a
      * child, which inherits the element) resumes on a thread, and taken away when it suspends there. Immutable but
-     * for the loss signal: the first coroutine it is installed for is the body's, whose {@link Job} a loss cancels.
-     * Invariant: once a loss arrived, the body's coroutine is cancelled with it, whether the loss or the body's start
-     * came first (each writes its field, then reads the other's).
+     * for the body's hold and the loss signal: the first coroutine it is installed for is the body's, whose {@link Job}
+     * a loss cancels. Invariants: once a loss arrived, the body's coroutine is cancelled with it, whether the loss or
+     * the body's start came first (each writes its field, then reads the other's); the body's hold of the lock is let
+     * go exactly once, when the body's coroutine has completed (with its children), or when the method's publisher
+     * ended or was cancelled before that coroutine started, which then never runs the body.
      */
     private static final class Holds extends AbstractCoroutineContextElement implements ThreadContextElement<Installed> {
 
-        private static final AtomicReferenceFieldUpdater<Holds, Job> BODY = AtomicReferenceFieldUpdater.newUpdater(Holds.class,
-                Job.class, "body");
+        private static final AtomicReferenceFieldUpdater<Holds, Object> BODY = AtomicReferenceFieldUpdater.newUpdater(Holds.class,
+                Object.class, "body");
+
+        private static final AtomicIntegerFieldUpdater<Holds> LET_GO = AtomicIntegerFieldUpdater.newUpdater(Holds.class, "letGo");
+
+        /** In place of the body's Job: the publisher was cancelled before the body's coroutine started. */
+        private static final Object NEVER_STARTED = new Object();
 
         private final ReentrantHolds holds;
 
         private final Map<String, HeldLock> mine;
 
+        private final HeldLock held;
+
         private final RedlockLease lease;
 
-        /** The Job of the body's coroutine, once it started. */
-        private volatile Job body;
+        /** The Job of the body's coroutine once it started, or {@link #NEVER_STARTED}. */
+        private volatile Object body;
+
+        /** 1 once the body's hold of the lock was let go. */
+        private volatile int letGo;
 
         /** The cancellation of a loss, once the lease was lost. */
         private volatile CancellationException lost;
 
-        Holds(HoldsKey key, ReentrantHolds holds, Map<String, HeldLock> mine, RedlockLease lease) {
+        /** The body's coroutine becomes a holder of {@code held}, which the caller retained for it. */
+        Holds(HoldsKey key, ReentrantHolds holds, Map<String, HeldLock> mine, HeldLock held) {
             super(key);
             this.holds = holds;
             this.mine = mine;
-            this.lease = lease;
+            this.held = held;
+            this.lease = held.lease();
+        }
+
+        /**
+         * The method's {@code Mono} or {@code Flux}, which lets go of the body's hold as it completes or fails, before
+         * the subscriber hears of it (whose hold, let go last, then releases the lock before the caller resumes).
+         * A cancel leaves the hold to the body's coroutine, which lets go when it has ended.
+         */
+        Publisher<?> heldUntilTheBodyEnds(Object result) {
+            if (result instanceof Mono<?> mono) {
+                return mono.doOnSuccess((value) -> bodyEnded()).doOnError((ex) -> bodyEnded()).doFinally(this::ended);
+            }
+            return Flux.from((Publisher<?>) result).doOnComplete(this::bodyEnded).doOnError((ex) -> bodyEnded())
+                    .doFinally(this::ended);
+        }
+
+        private void ended(SignalType signal) {
+            if (signal != SignalType.CANCEL || BODY.compareAndSet(this, null, NEVER_STARTED)) {
+                // Cancelled before the body's coroutine started: the cancel reached it first, so it never runs the body.
+                bodyEnded();
+            }
+        }
+
+        /** Lets go of the body's hold of the lock, once. */
+        void bodyEnded() {
+            if (LET_GO.compareAndSet(this, 0, 1)) {
+                this.held.dropAsync();
+            }
         }
 
         @Override
@@ -148,8 +208,7 @@ final class CoroutineLocking {
 
         void lost(CancellationException cancellation) {
             this.lost = cancellation;
-            Job started = this.body;
-            if (started != null) {
+            if (this.body instanceof Job started) {
                 started.cancel(cancellation);
             }
         }
@@ -158,6 +217,10 @@ final class CoroutineLocking {
             if (job == null || !BODY.compareAndSet(this, null, job)) {
                 return;
             }
+            job.invokeOnCompletion((cause) -> {
+                bodyEnded(); // with its children, its finally blocks, and what it waited for after a cancel
+                return Unit.INSTANCE;
+            });
             CancellationException cancellation = this.lost;
             if (cancellation != null) {
                 job.cancel(cancellation); // lost before the body started: it stops at its first suspension

@@ -19,6 +19,7 @@ import io.github.redlock.test.RedisNodesExtension
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.async
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.awaitCancellation
@@ -144,6 +145,30 @@ internal class RedlockedSuspendTests {
                     assertThat(probe.runs.get()).`as`("bodies that saw the cancellation").isEqualTo(1)
                 }
             }
+        }
+    }
+
+    @Test
+    fun aCancelledBodyKeepsTheLockUntilItsBlockingWorkAndItsCleanupHaveEnded() {
+        // The hazard: cancellation is cooperative, and Spring's AOP runs the body in a coroutine of its own, which the
+        // caller's cancel only asks to stop. Blocking work in withContext(Dispatchers.IO) runs on to its end, and a
+        // finally block in withContext(NonCancellable) runs after the cancel; a lock let go at the cancel leaves both
+        // to run while another client holds the key.
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            context.getBean(Probe::class.java).elsewhere.set(this.other.get())
+            runBlocking {
+                withTimeout(30_000) {
+                    val entered = CompletableDeferred<Unit>()
+                    val ended = CompletableDeferred<Map<String, String>>()
+                    val write = launch(Dispatchers.Default) { jobs.write(entered, ended) }
+                    entered.await()
+                    write.cancelAndJoin()
+                    assertThat(ended.await()).`as`("whether another client could take the key in the cancelled body")
+                        .containsEntry("blocking write", "held").containsEntry("cleanup", "held")
+                }
+            }
+            assertThat(take("ledger-write", Duration.ofSeconds(2))).`as`("the key taken once the body ended").isTrue()
         }
     }
 
@@ -358,6 +383,32 @@ internal class RedlockedSuspendTests {
             finally {
                 this.probe.runs.incrementAndGet()
             }
+        }
+
+        @Redlocked(key = "ledger-write", ttl = "30s")
+        open suspend fun write(entered: CompletableDeferred<Unit>, ended: CompletableDeferred<Map<String, String>>) {
+            val seen = linkedMapOf<String, String>()
+            try {
+                withContext(Dispatchers.IO) {
+                    entered.complete(Unit)
+                    Thread.sleep(300) // a blocking write, which the cancellation does not stop
+                    seen["blocking write"] = heldFromElsewhere("ledger-write")
+                }
+            }
+            finally {
+                withContext(NonCancellable) {
+                    delay(100)
+                    seen["cleanup"] = heldFromElsewhere("ledger-write")
+                }
+                ended.complete(seen)
+            }
+        }
+
+        /** Whether the other client is refused the key ("held"), or took it ("free"; it lets go of it again). */
+        private fun heldFromElsewhere(key: String): String {
+            val taken = this.probe.elsewhere.get().tryAcquire(key, Duration.ofSeconds(5))
+            taken.ifPresent { it.release() }
+            return if (taken.isPresent) "free" else "held"
         }
 
         @Redlocked(key = "ledger", ttl = "10s", waitTime = "0s")
