@@ -241,30 +241,29 @@ class RedlockHandoffTests {
      */
     @Test
     void aRefusedCallerOfAnotherClientThatDoesNotWaitMakesTheReleaseFreeTheLock() {
-        try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
-            RedlockLease held = this.redlock.get().acquire("polled", Duration.ofSeconds(10), Duration.ZERO);
-            this.nodes.awaitOnAll("redlock:polled", held.token()); // the acquisition returned at a quorum
-            assertThat(other.tryAcquire("polled", Duration.ofSeconds(10))).as("the poller is refused").isEmpty();
-            // The refusal's record is written by the attempt's clean-up, which the caller does not wait for.
-            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:polled\u00FFwaiting").contains(false));
-            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled", Duration.ofSeconds(10),
-                    Duration.ofSeconds(20));
-            this.nodes.resetStats();
-            assertThat(held.release()).isTrue();
-            awaitTrue(Duration.ofSeconds(5), () -> java.util.Arrays.stream(this.nodes.publishCalls()).allMatch((calls) -> calls == 1));
-            assertThat(local.join().orElseThrow().release()).isTrue();
-        }
+        assertARefusalOfAnotherClientMakesTheReleaseFreeTheLock("polled", (other) -> other.tryAcquire("polled", Duration.ofSeconds(10)));
     }
 
     /** The same for a caller of another client that asked for the key together with others (a multi-key lock). */
     @Test
     void aRefusedMultiKeyCallerOfAnotherClientMakesTheReleaseFreeTheLock() {
+        assertARefusalOfAnotherClientMakesTheReleaseFreeTheLock("polled-set",
+                (other) -> other.tryAcquire(java.util.List.of("polled-set", "free"), Duration.ofSeconds(10)));
+    }
+
+    /**
+     * Holds {@code key} with a caller of this JVM waiting behind the lease, has another client make one refused
+     * attempt, then checks that the release frees the key on every node (one publish each) instead of handing it over.
+     */
+    private void assertARefusalOfAnotherClientMakesTheReleaseFreeTheLock(String key,
+            java.util.function.Function<Redlock, Optional<RedlockLease>> refusedAttempt) {
         try (Redlock other = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
-            RedlockLease held = this.redlock.get().acquire("polled-set", Duration.ofSeconds(10), Duration.ZERO);
-            this.nodes.awaitOnAll("redlock:polled-set", held.token()); // the acquisition returned at a quorum
-            assertThat(other.tryAcquire(java.util.List.of("polled-set", "free"), Duration.ofSeconds(10))).as("refused").isEmpty();
-            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:polled-set\u00FFwaiting").contains(false));
-            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync("polled-set", Duration.ofSeconds(10),
+            RedlockLease held = this.redlock.get().acquire(key, Duration.ofSeconds(10), Duration.ZERO);
+            this.nodes.awaitOnAll("redlock:" + key, held.token()); // the acquisition returned at a quorum
+            assertThat(refusedAttempt.apply(other)).as("the other client is refused").isEmpty();
+            // The refusal's record is written by the attempt's clean-up, which the caller does not wait for.
+            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:" + key + "\u00FFwaiting").contains(false));
+            CompletableFuture<Optional<RedlockLease>> local = this.redlock.get().tryAcquireAsync(key, Duration.ofSeconds(10),
                     Duration.ofSeconds(20));
             this.nodes.resetStats();
             assertThat(held.release()).isTrue();
