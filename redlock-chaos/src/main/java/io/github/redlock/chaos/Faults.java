@@ -96,32 +96,9 @@ final class Faults {
                 pause(List.of(node), paused);
                 yield "node " + node + " paused " + paused + " ms";
             }
-            case CLIENT_PAUSE -> {
-                int client = random.nextInt(this.clients.size());
-                long paused = this.maxTtlMillis + 500 + random.nextInt(1000);
-                signal(this.clients.get(client).pid(), "STOP");
-                sleep(paused);
-                signal(this.clients.get(client).pid(), "CONT");
-                yield "client " + client + " paused " + paused + " ms";
-            }
-            case CLOCK_JUMP -> {
-                long jump = (this.maxTtlMillis + 999) / 1000 + 1 + random.nextInt(3);
-                this.clockOffsetSeconds += jump;
-                writeClock();
-                sleep(this.maxTtlMillis); // the window in which keys of the jumped node expire early
-                yield "clock of node " + (this.nodes.size() - 1) + " jumped " + jump + " s forward";
-            }
-            case MINORITY_COMBINED -> {
-                List<Integer> two = distinct(random, 2);
-                this.nodes.get(two.get(1)).pause();
-                try {
-                    restart(two.get(0), 300 + random.nextInt(500));
-                }
-                finally {
-                    this.nodes.get(two.get(1)).resume();
-                }
-                yield "node " + two.get(0) + " restarted empty while node " + two.get(1) + " was paused";
-            }
+            case CLIENT_PAUSE -> clientPause(random);
+            case CLOCK_JUMP -> clockJump(random);
+            case MINORITY_COMBINED -> minorityCombined(random);
             case MAJORITY_DOWN -> {
                 List<Integer> majority = distinct(random, this.nodes.size() / 2 + 1);
                 long paused = 500 + random.nextInt(1500);
@@ -148,6 +125,38 @@ final class Faults {
                 signal(client.pid(), "CONT");
             }
         }
+    }
+
+    /** Pauses a client process (SIGSTOP of its JVM) for longer than the longest ttl, while its threads hold locks. */
+    private String clientPause(Random random) {
+        int client = random.nextInt(this.clients.size());
+        long paused = this.maxTtlMillis + 500 + random.nextInt(1000);
+        signal(this.clients.get(client).pid(), "STOP");
+        sleep(paused);
+        signal(this.clients.get(client).pid(), "CONT");
+        return "client " + client + " paused " + paused + " ms";
+    }
+
+    /** Moves the clock of the faked node forward past the longest ttl, and waits while its keys expire early. */
+    private String clockJump(Random random) {
+        long jump = (this.maxTtlMillis + 999) / 1000 + 1 + random.nextInt(3);
+        this.clockOffsetSeconds += jump;
+        writeClock();
+        sleep(this.maxTtlMillis); // the window in which keys of the jumped node expire early
+        return "clock of node " + (this.nodes.size() - 1) + " jumped " + jump + " s forward";
+    }
+
+    /** Restarts one node empty while another is paused: two nodes out at once, a minority of five. */
+    private String minorityCombined(Random random) {
+        List<Integer> two = distinct(random, 2);
+        this.nodes.get(two.get(1)).pause();
+        try {
+            restart(two.get(0), 300 + random.nextInt(500));
+        }
+        finally {
+            this.nodes.get(two.get(1)).resume();
+        }
+        return "node " + two.get(0) + " restarted empty while node " + two.get(1) + " was paused";
     }
 
     /**
