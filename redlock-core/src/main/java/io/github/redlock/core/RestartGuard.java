@@ -158,7 +158,7 @@ final class RestartGuard implements AutoCloseable {
             exclude(node, epoch, notIndependent);
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Object> marker = mark(index, info, info.durable() ? "read" : "delete");
+        CompletableFuture<Object> marker = mark(index, epoch, info, info.durable() ? "read" : "delete");
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : records(index).thenCombine(marker, (records, kept) -> judge(index, info, previous, records, kept));
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
@@ -171,7 +171,7 @@ final class RestartGuard implements AutoCloseable {
                 node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                 record(index, info.runId()); // after reading: another client's check must still find the old run_id
                 if (decided.quarantine() == null && info.durable()) {
-                    mark(index, info, "set"); // it votes: its data is complete from here on
+                    mark(index, epoch, info, "set"); // it votes: its data is complete from here on
                 }
             }
         });
@@ -285,9 +285,15 @@ final class RestartGuard implements AutoCloseable {
     /**
      * Reads the node's marker of the server process since which its data has been complete and durable, and sets it
      * ({@code "set"}: only for a node that votes and is durable), deletes it ({@code "delete"}: a node that is not
-     * durable) or leaves it ({@code "read"}); returns it as it was before, or {@link #NO_ANSWER}.
+     * durable) or leaves it ({@code "read"}); returns it as it was before, or {@link #NO_ANSWER}. Sent only while the
+     * connection is the one of {@code epoch}, whose server process {@code info} describes: a marker set on the process
+     * that came up after a reconnect, which no check has seen, would vouch for data it may not have. (A command is
+     * never replayed on a new connection: one sent on the old one reaches that process or fails.)
      */
-    private CompletableFuture<Object> mark(int index, ServerInfo info, String action) {
+    private CompletableFuture<Object> mark(int index, long epoch, ServerInfo info, String action) {
+        if (this.nodes[index].vote().current().epoch() != epoch) {
+            return CompletableFuture.completedFuture(NO_ANSWER);
+        }
         return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey }, ascii(info.runId()),
                 ascii(action)).<Object>thenApply((before) -> before)
                 .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER);
@@ -329,11 +335,12 @@ final class RestartGuard implements AutoCloseable {
         for (int i = 0; i < this.nodes.length; i++) {
             int index = i;
             String runId = this.nodes[i].vote().runId();
-            if (runId != null && this.nodes[i].vote().current().checked()) {
+            NodeVote.State vote = this.nodes[i].vote().current();
+            if (runId != null && vote.checked()) {
                 record(i, runId);
                 this.nodes[i].serverInfo().thenAccept((info) -> {
                     if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
-                        mark(index, info, info.durable() ? "set" : "delete");
+                        mark(index, vote.epoch(), info, info.durable() ? "set" : "delete");
                     }
                 }).exceptionally((failure) -> null); // refreshed again soon
             }
