@@ -25,6 +25,14 @@ import io.github.redlock.core.RedlockLease;
  * later. Read it in the body and pass it along. Outside annotated methods it is empty, unless code made a
  * lease current itself with {@link #open(RedlockLease)}.
  * <p>
+ * With Micrometer's context-propagation library on the classpath, the lease also follows the thread hops that
+ * Spring propagates context across, through {@link RedlockContextAccessor} (registered by the library itself):
+ * executors decorated with a {@code ContextPropagatingTaskDecorator} ({@code spring.task.execution.propagate-context=true}
+ * for Boot's executor, which {@code @Async} methods use) and, with {@code spring.reactor.context-propagation=auto},
+ * Reactor operators, both those of publishers made in the body and those of a reactive method's own publisher
+ * (the aspect writes the lease into its subscription's Reactor context). Propagated work sees the lease; the lock
+ * is still held only until the method returns or its publisher ends, so work that outlives it must not rely on it.
+ * <p>
  * In a Kotlin {@code suspend fun} it is bound to the coroutine that runs the body, not to a thread: the aspect adds
  * an element to that coroutine's context (a kotlinx-coroutines {@code ThreadContextElement}, which the body's
  * children inherit) that makes the lease current on whichever thread the coroutine resumes, after a {@code delay},
@@ -66,6 +74,21 @@ public final class RedlockContext {
         RedlockLease previous = current.get();
         current.set(lease);
         return new OpenScope(Thread.currentThread(), lease, previous);
+    }
+
+    /** The current lease on this thread, or null: for {@link RedlockContextAccessor}. */
+    static RedlockLease get() {
+        return current.get();
+    }
+
+    /** Makes a lease current on this thread, or none when null: for {@link RedlockContextAccessor}. */
+    static void set(RedlockLease lease) {
+        if (lease != null) {
+            current.set(lease);
+        }
+        else {
+            current.remove();
+        }
     }
 
     /**
@@ -114,12 +137,7 @@ public final class RedlockContext {
                         + "opened after this one is still open");
             }
             this.closed = true;
-            if (this.previous != null) {
-                current.set(this.previous);
-            }
-            else {
-                current.remove();
-            }
+            set(this.previous);
         }
 
     }

@@ -4,10 +4,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import io.github.redlock.annotation.RedlockContextAccessor;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -84,16 +86,24 @@ final class ReactiveLocking {
             return adapter.fromPublisher(Mono.defer(() -> {
                 Slot slot = new Slot();
                 return Mono.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),
-                        (held) -> slot.isEnded() ? Mono.empty() : Mono.from(call(adapter, invoke, held)),
+                        (held) -> slot.isEnded() ? Mono.empty() : Mono.from(call(adapter, invoke, held)).contextWrite(leaseIn(held)),
                         (held) -> slot.end(), (held, error) -> slot.end(), (held) -> slot.end());
             }));
         }
         return adapter.fromPublisher(Flux.defer(() -> {
             Slot slot = new Slot();
             return Flux.usingWhen(lockFor.apply(slot).doOnCancel(slot::cancel),
-                    (held) -> slot.isEnded() ? Flux.empty() : call(adapter, invoke, held),
+                    (held) -> slot.isEnded() ? Flux.empty() : Flux.from(call(adapter, invoke, held)).contextWrite(leaseIn(held)),
                     (held) -> slot.end(), (held, error) -> slot.end(), (held) -> slot.end());
         }));
+    }
+
+    /**
+     * The lease in the method's publisher's Reactor context, where automatic context propagation makes it the
+     * {@link io.github.redlock.annotation.RedlockContext#currentLease() current lease} of its operators.
+     */
+    private static Function<Context, Context> leaseIn(HeldLock held) {
+        return (context) -> context.put(RedlockContextAccessor.KEY, held.lease());
     }
 
     private static Publisher<?> call(ReactiveAdapter adapter, Invocation invoke, HeldLock held) {
