@@ -1,6 +1,7 @@
 package io.github.redlock.autoconfigure;
 
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -27,6 +28,8 @@ final class LeaseLostEvents implements RedlockObserver, ApplicationListener<Cont
 
     static final int QUEUE_SIZE = 1024;
 
+    static final String THREAD_NAME = "redlock-lease-lost-events";
+
     private static final Log logger = LogFactory.getLog(LeaseLostEvents.class);
 
     private final ApplicationEventPublisher publisher;
@@ -35,13 +38,22 @@ final class LeaseLostEvents implements RedlockObserver, ApplicationListener<Cont
 
     private volatile ApplicationContext context;
 
+    /** Publishes on a platform thread of its own. */
     LeaseLostEvents(ApplicationEventPublisher publisher) {
-        this.publisher = publisher;
-        this.executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE_SIZE), (task) -> {
-            Thread thread = new Thread(task, "redlock-lease-lost-events");
+        this(publisher, (task) -> {
+            Thread thread = new Thread(task, THREAD_NAME);
             thread.setDaemon(true);
             return thread;
-        }, (task, pool) -> {
+        });
+    }
+
+    /**
+     * Publishes on a thread that {@code threads} makes: a virtual one when the application runs on virtual threads
+     * ({@code spring.threads.virtual.enabled=true}), since the listeners are the application's code.
+     */
+    LeaseLostEvents(ApplicationEventPublisher publisher, ThreadFactory threads) {
+        this.publisher = publisher;
+        this.executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE_SIZE), threads, (task, pool) -> {
             if (!pool.isShutdown()) { // after the shutdown: the context is closing, and its listeners with it
                 logger.warn("Dropped a RedlockLeaseLostEvent: " + QUEUE_SIZE + " events are waiting for slow listeners");
             }

@@ -24,9 +24,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -66,7 +68,10 @@ public final class RedlockAutoConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    LeaseLostEvents redlockLeaseLostEvents(ApplicationEventPublisher publisher) {
+    LeaseLostEvents redlockLeaseLostEvents(ApplicationEventPublisher publisher, Environment environment) {
+        if (Threading.VIRTUAL.isActive(environment)) { // spring.threads.virtual.enabled=true on Java 21 or later
+            return new LeaseLostEvents(publisher, new VirtualThreadTaskExecutor(LeaseLostEvents.THREAD_NAME + "-").getVirtualThreadFactory());
+        }
         return new LeaseLostEvents(publisher);
     }
 
