@@ -22,7 +22,7 @@ import io.github.redlock.core.RedlockLease;
  * that runs the method's body, while the body runs: a method that returns a {@code CompletionStage} sees it
  * in its body, not in work it hands to other threads; a method that returns a reactive type sees it while it
  * assembles its publisher (on the thread that took the lock, at subscription), not in operators that run
- * later. Read it in the body and pass it along. Outside annotated methods it is empty, unless code made a
+ * later, unless context propagation carries it there (below). Read it in the body and pass it along. Outside annotated methods it is empty, unless code made a
  * lease current itself with {@link #open(RedlockLease)}.
  * <p>
  * With Micrometer's context-propagation library on the classpath, the lease also follows the thread hops that
