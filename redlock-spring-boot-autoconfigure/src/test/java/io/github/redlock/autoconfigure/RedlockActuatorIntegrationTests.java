@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = RedlockActuatorIntegrationTests.Application.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         // Quarantine off: these tests kill and restart nodes and check that health follows at once; the quarantine's
-        // own effect on health is RedlockQuarantineHealthTests'.
+        // own effect on health is RedlockQuarantineHealthIntegrationTests'.
         properties = { "redlock.restart-quarantine=never", "management.endpoints.web.exposure.include=health,metrics,redlock",
                 "management.endpoint.health.show-details=always" })
 class RedlockActuatorIntegrationTests {

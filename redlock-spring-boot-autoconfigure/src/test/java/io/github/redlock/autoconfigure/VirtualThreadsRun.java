@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 
 /**
- * The program that {@link RedlockVirtualThreadsTests} runs on a Java 21 or later JVM (this tree compiles for 17, so
+ * The program that {@link RedlockVirtualThreadsIntegrationTests} runs on a Java 21 or later JVM (this tree compiles for 17, so
  * it reaches virtual threads by reflection): an application with {@code spring.threads.virtual.enabled=true} whose
  * annotated method {@code threads} virtual threads call at once on a few keys, waiting for each other, while Java
  * Flight Recorder records every {@code jdk.VirtualThreadPinned} event (any duration). Then one lease runs out, and

@@ -1,0 +1,72 @@
+package io.github.redlock.chaos;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodes;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The durable restart faults on real nodes: the configuration and the data each leaves a node with. */
+class FaultsIntegrationTests {
+
+    private static final RedisClient client = RedisClient.create();
+
+    @AfterAll
+    static void shutDown() {
+        client.shutdown();
+    }
+
+    @Test
+    void nodesRestartedEmptyUnderTheDurableConfigurationKeepTheirDataThroughADurableRestartUntilAnotherRestart() {
+        try (RedisNodes redis = RedisNodes.start(5)) {
+            List<RedisNode> nodes = redis.nodes();
+            Faults faults = new Faults(nodes, List.of(), null, 2_000);
+            Random random = new Random(7);
+            nodes.forEach((node) -> call(node, (commands) -> commands.set("k", "before")));
+            faults.inject(FaultKind.DURABLE_EMPTY_RESTART, random);
+            List<Integer> durable = new ArrayList<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                if (durable(nodes.get(i))) {
+                    durable.add(i);
+                    assertThat(call(nodes.get(i), (commands) -> commands.get("k"))).as("node %d came back empty", i).isNull();
+                }
+            }
+            assertThat(durable).as("a majority restarted durable").hasSize(3);
+            nodes.forEach((node) -> call(node, (commands) -> commands.set("k", "acknowledged")));
+
+            faults.inject(FaultKind.DURABLE_RESTART, random);
+            int restarted = Integer.parseInt(faults.injected().get(1).detail().split(" ")[1]);
+            assertThat(durable).as("the crashed node is one that runs durable").contains(restarted);
+            assertThat(call(nodes.get(restarted), (commands) -> commands.get("k"))).as("what it acknowledged").isEqualTo("acknowledged");
+            assertThat(durable(nodes.get(restarted))).isTrue();
+
+            faults.inject(FaultKind.EVERY_NODE_RESTART, random);
+            for (RedisNode node : nodes) {
+                assertThat(durable(node)).as("%s runs as the harness runs nodes again", node).isFalse();
+                assertThat(call(node, (commands) -> commands.get("k"))).isNull();
+            }
+        }
+    }
+
+    private static boolean durable(RedisNode node) {
+        return "yes".equals(call(node, (commands) -> commands.configGet("appendonly").get("appendonly")))
+                && "always".equals(call(node, (commands) -> commands.configGet("appendfsync").get("appendfsync")));
+    }
+
+    private static String call(RedisNode node, Function<RedisCommands<String, String>, String> command) {
+        try (StatefulRedisConnection<String, String> connection = client.connect(RedisURI.create(node.uri()))) {
+            return command.apply(connection.sync());
+        }
+    }
+
+}

@@ -1,0 +1,302 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.github.redlock.test.RedisNodes;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The "delayed restart" rule on five real nodes. The hazard: a first client holds a lock on exactly nodes
+ * 0, 1 and 2 (nodes 3 and 4 still held another client's key, about to expire); node 2 then restarts empty on
+ * the same port; once the other client's keys have expired, a second client finds nodes 2, 3 and 4 free and
+ * takes the lock too, while the first lease is still valid. With the quarantine, node 2 does not vote until
+ * every lock it may have held has expired.
+ */
+class RedlockRestartQuarantineIntegrationTests {
+
+    private static final Duration MAX_TTL = Duration.ofSeconds(6);
+
+    /** The max-ttl of a long-lived client of a fleet; its leases outlive the fleet tests. */
+    private static final Duration LONG_MAX_TTL = Duration.ofSeconds(20);
+
+    /** The max-ttl of a short-lived client of a fleet. */
+    private static final Duration SHORT_MAX_TTL = Duration.ofSeconds(1);
+
+    private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(5);
+
+    private NodeInspector nodes;
+
+    /** When node 2 last came back ({@link System#nanoTime()}). */
+    private long restartedNanos;
+
+    @BeforeEach
+    void setUp() {
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.nodes.close();
+    }
+
+    @Test
+    void aClientStartedAfterTheRestartCannotTakeALockHeldThroughTheRestartedNode() {
+        try (Redlock first = redlock(RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY);
+            try (Redlock second = redlock(RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+                assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+                // Once the first lease expired the lock is free again, node 2 voting or not; node 2 votes again
+                // once it has been up for maxTtl (plus drift and a second).
+                awaitTrue(Duration.ofSeconds(20), () -> second.tryAcquire("k", MAX_TTL).map(RedlockLease::release).orElse(false));
+                awaitTrue(Duration.ofSeconds(20), () -> second.nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
+            }
+        }
+    }
+
+    @Test
+    void theLongLivedClientItselfDoesNotLetTheRestartedNodeVote() {
+        try (Redlock first = redlock(RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() != NodeStatus.State.DOWN);
+            NodeStatus status = first.nodeStatuses().get(redis.node(2).hostAndPort());
+            assertThat(status.state()).isEqualTo(NodeStatus.State.QUARANTINED);
+            assertThat(status.quarantinedFor()).isPositive().isLessThanOrEqualTo(MAX_TTL.plusSeconds(2));
+            assertThat(status.reason()).contains("run_id changed");
+            assertThat(first.tryAcquire("k", MAX_TTL)).isEmpty();
+            assertThat(held.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void withoutTheQuarantineTheSecondClientTakesTheLockWhileTheFirstStillHoldsIt() {
+        try (Redlock first = redlock(RestartQuarantine.NEVER)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY);
+            try (Redlock second = redlock(RestartQuarantine.NEVER)) {
+                Optional<RedlockLease> secondGrant = second.tryAcquire("k", MAX_TTL);
+                assertThat(secondGrant).as("the hazard: a second grant").isPresent();
+                assertThat(held.isValid()).as("while the first lease is valid").isTrue();
+                secondGrant.get().release();
+            }
+        }
+    }
+
+    /**
+     * A fleet: the first client (max-ttl 20 s) holds the lock through the restarted node; a second client with a
+     * max-ttl of 1 s, built once the node has been up for longer than its own quarantine (1 s, drift and a
+     * second), must not let it vote while the first lease may still depend on it.
+     */
+    @Test
+    void aShortMaxTtlClientKeepsTheRestartedNodeQuarantinedForTheLongestMaxTtlRecorded() {
+        try (Redlock first = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", LONG_MAX_TTL, Restart.EMPTY);
+            sleepUntilNodeTwoIsUpFor(Duration.ofMillis(3500)); // past the short client's own quarantine
+            try (Redlock second = redlock(SHORT_MAX_TTL, RestartQuarantine.AUTO)) {
+                NodeStatus status = second.nodeStatuses().get(redis.node(2).hostAndPort());
+                assertThat(status.state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(status.quarantinedFor()).isGreaterThan(Duration.ofSeconds(10));
+                assertThat(status.reason()).contains("max-ttl of 20 s").contains("this client's is 1 s");
+                assertThat(second.tryAcquire("k", SHORT_MAX_TTL)).isEmpty();
+                assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+            }
+        }
+    }
+
+    /**
+     * The short client's record refreshes (every half second) must not erase the long client's record of the
+     * node's previous {@code run_id}: a long client built seconds later must still see the restart.
+     */
+    @Test
+    void aShortMaxTtlClientsRefreshesDoNotEraseTheRestartThatALongerOneRecorded() {
+        try (Redlock first = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", LONG_MAX_TTL, Restart.EMPTY);
+            try (Redlock second = redlock(SHORT_MAX_TTL, RestartQuarantine.AUTO)) {
+                // Longer than twice the short client's quarantine and a refresh: what it prunes, it has pruned.
+                sleep(Duration.ofSeconds(6));
+                try (Redlock third = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+                    assertThat(third.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                    assertThat(third.tryAcquire("k", LONG_MAX_TTL)).isEmpty();
+                    assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+                }
+            }
+        }
+    }
+
+    /** The control of the two tests above: without the quarantine, the short client takes the held lock. */
+    @Test
+    void withoutTheQuarantineTheShortMaxTtlClientTakesTheLockWhileTheLongOneHoldsIt() {
+        try (Redlock first = redlock(LONG_MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", LONG_MAX_TTL, Restart.EMPTY);
+            try (Redlock second = redlock(SHORT_MAX_TTL, RestartQuarantine.NEVER)) {
+                Optional<RedlockLease> secondGrant = second.tryAcquire("k", SHORT_MAX_TTL);
+                assertThat(secondGrant).as("the hazard: a second grant").isPresent();
+                assertThat(held.isValid()).as("while the first lease is valid").isTrue();
+                secondGrant.get().release();
+            }
+        }
+    }
+
+    /**
+     * A node that came back empty (a new directory, a container without its volume) under {@code appendonly yes}
+     * and {@code appendfsync always}: the configuration of the new process proves nothing about the old data, so
+     * it is quarantined for the client that held a lock through it and for a client built after the restart.
+     */
+    @Test
+    void aNodeRestartedEmptyUnderADurableConfigurationIsQuarantined() {
+        try (Redlock first = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY_DURABLE);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() != NodeStatus.State.DOWN);
+            assertThat(first.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+            assertThat(first.tryAcquire("k", MAX_TTL)).isEmpty();
+            try (Redlock second = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+            }
+            assertThat(held.isValid()).as("the first lease was still valid at the refused attempts").isTrue();
+        }
+        finally {
+            redis.node(2).restart(); // back to the harness's options for the next tests
+        }
+    }
+
+    /**
+     * A node that logs every write before answering, from before the lock was taken, and came back with its files:
+     * it kept every key it acknowledged, proven by the marker that clients wrote on it before the restart, so it
+     * votes at once, for the holder and for a client built after the restart.
+     */
+    @Test
+    void aNodeThatKeptItsDataThroughTheRestartVotesAtOnce() {
+        redis.node(2).restart(DURABLE);
+        try (Redlock first = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.KEEPING_DATA);
+            assertThat(this.nodes.get(2, "redlock:k")).as("the node kept the lock's key").isEqualTo(held.token());
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.UP);
+            try (Redlock second = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.UP);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+                assertThat(second.tryAcquire("other", MAX_TTL)).hasValueSatisfying(RedlockLease::release);
+            }
+            assertThat(held.isValid()).isTrue();
+        }
+        finally {
+            redis.node(2).restart();
+        }
+    }
+
+    @Test
+    void freshNodesThatNoClientRecordedVoteAtOnce() {
+        try (RedisNodes fresh = RedisNodes.start(3);
+                Redlock redlock = TestSupport.patientBuilder().nodes(fresh.uris()).maxTtl(MAX_TTL).build()) {
+            assertThat(redlock.nodeStatuses().values()).extracting(NodeStatus::state).containsOnly(NodeStatus.State.UP);
+            assertThat(redlock.tryAcquire("k", MAX_TTL)).hasValueSatisfying(RedlockLease::release);
+        }
+    }
+
+    @Test
+    void alwaysMakesFreshNodesWaitUntilTheyHaveBeenUpForMaxTtl() {
+        try (RedisNodes fresh = RedisNodes.start(3);
+                Redlock redlock = TestSupport.patientBuilder().nodes(fresh.uris()).maxTtl(Duration.ofSeconds(5))
+                        .restartQuarantine(RestartQuarantine.ALWAYS).build()) {
+            assertThat(redlock.nodeStatuses().values()).extracting(NodeStatus::state).containsOnly(NodeStatus.State.QUARANTINED);
+            assertThat(redlock.tryAcquire("k", Duration.ofSeconds(2))).isEmpty();
+            awaitTrue(Duration.ofSeconds(20), () -> redlock.tryAcquire("k", Duration.ofSeconds(2)).map(RedlockLease::release).orElse(false));
+        }
+    }
+
+    /**
+     * A durable node that came back empty is quarantined; if it crashes again during that quarantine and comes back
+     * with its files, it has kept only what it held since the first restart, not the keys of the leases that
+     * depended on it before: it must not vote at once. (The marker is written only once a node votes.)
+     */
+    @Test
+    void aDurableNodeThatKeptTheDataOfAnIncarnationStillInQuarantineIsQuarantinedAgain() {
+        redis.node(2).restart(DURABLE);
+        try (Redlock first = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnNodesZeroToTwoThenRestartNodeTwo(first, "k", MAX_TTL, Restart.EMPTY_DURABLE);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() == NodeStatus.State.QUARANTINED);
+            redis.node(2).restartKeepingData(DURABLE);
+            awaitTrue(Duration.ofSeconds(5), () -> first.nodeStatuses().get(redis.node(2).hostAndPort()).state() != NodeStatus.State.DOWN);
+            assertThat(first.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+            try (Redlock second = redlock(MAX_TTL, RestartQuarantine.AUTO)) {
+                assertThat(second.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+            }
+            assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+        }
+        finally {
+            redis.node(2).restart();
+        }
+    }
+
+    private static Redlock redlock(RestartQuarantine quarantine) {
+        return redlock(MAX_TTL, quarantine);
+    }
+
+    private static Redlock redlock(Duration maxTtl, RestartQuarantine quarantine) {
+        return TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(maxTtl).restartQuarantine(quarantine).build();
+    }
+
+    /**
+     * Makes {@code first} hold {@code key} for {@code ttl} on exactly nodes 0 to 2 (3 and 4 hold another client's
+     * key, which expires soon), restarts node 2 as told, and waits until the other client's keys are gone.
+     */
+    private RedlockLease holdOnNodesZeroToTwoThenRestartNodeTwo(Redlock first, String key, Duration ttl, Restart restart) {
+        for (int i = 3; i < 5; i++) {
+            this.nodes.set(i, "redlock:" + key, "another-client", Duration.ofMillis(1200));
+        }
+        RedlockLease held = first.acquire(key, ttl, Duration.ZERO);
+        this.nodes.awaitValues("redlock:" + key, held.token(), held.token(), held.token(), "another-client", "another-client");
+        switch (restart) {
+            case EMPTY -> redis.node(2).restart();
+            case EMPTY_DURABLE -> redis.node(2).restart(DURABLE);
+            case KEEPING_DATA -> redis.node(2).restartKeepingData(DURABLE);
+        }
+        this.restartedNanos = System.nanoTime();
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get(3, "redlock:" + key) == null && this.nodes.get(4, "redlock:" + key) == null);
+        return held;
+    }
+
+    private void sleepUntilNodeTwoIsUpFor(Duration uptime) {
+        sleep(uptime.minusNanos(System.nanoTime() - this.restartedNanos));
+    }
+
+    private static void sleep(Duration duration) {
+        if (duration.isNegative()) {
+            return;
+        }
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** How node 2 comes back. */
+    private enum Restart {
+
+        /** Empty, persisting nothing, as the harness runs nodes. */
+        EMPTY,
+
+        /** Empty, with {@code appendonly yes} and {@code appendfsync always}: a new disk under a durable configuration. */
+        EMPTY_DURABLE,
+
+        /** With the files it wrote under the durable configuration it already ran with. */
+        KEEPING_DATA
+
+    }
+
+}

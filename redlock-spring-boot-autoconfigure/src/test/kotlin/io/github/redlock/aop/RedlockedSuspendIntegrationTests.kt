@@ -1,0 +1,498 @@
+package io.github.redlock.aop
+
+import java.time.Duration
+import java.util.Optional
+import java.util.concurrent.Executors
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.atomic.AtomicReference
+
+import io.github.redlock.annotation.OnFailure
+import io.github.redlock.annotation.RedlockContext
+import io.github.redlock.annotation.Redlocked
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration
+import io.github.redlock.core.Redlock
+import io.github.redlock.core.RedlockAcquisitionException
+import io.github.redlock.core.RedlockLease
+import io.github.redlock.test.RedisClientExtension
+import io.github.redlock.test.RedisNodesExtension
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.async
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import org.assertj.core.api.Assertions.assertThat
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.extension.RegisterExtension
+
+import org.springframework.beans.factory.ObjectProvider
+import org.springframework.boot.autoconfigure.AutoConfigurations
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
+import org.springframework.boot.test.context.runner.ApplicationContextRunner
+
+/**
+ * `@Redlocked` on Kotlin `suspend` functions. The hazard: Spring's AOP hands the advice a `Mono` that runs the
+ * body only when it is subscribed, after the advice returned; an aspect that takes the call for a plain value
+ * releases the lock before the body runs, so that callers overlap and another client takes the key while the
+ * body works. The lock must be held from the call until the coroutine completes, fails or is cancelled, owned
+ * by the coroutine (not by the threads it runs on). On three real nodes; a second [Redlock] plays the other
+ * instance of the application.
+ */
+internal class RedlockedSuspendIntegrationTests {
+
+    companion object {
+
+        @JvmField
+        @RegisterExtension
+        val redis: RedisNodesExtension = RedisNodesExtension.of(3)
+
+    }
+
+    @JvmField
+    @RegisterExtension
+    val other: RedisClientExtension<Redlock> = RedisClientExtension.of(redis) { uris -> Redlock.builder().nodes(uris).build() }
+
+    private fun runner(): ApplicationContextRunner = ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java, RedlockAutoConfiguration::class.java))
+        .withBean(Probe::class.java)
+        .withBean(Jobs::class.java)
+        .withPropertyValues("redlock.nodes=" + redis.uris().joinToString(","), "redlock.retry-delay=20ms")
+
+    @Test
+    fun concurrentSuspendCallsOnOneKeyNeverOverlap() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val probe = context.getBean(Probe::class.java)
+            runBlocking {
+                withTimeout(60_000) {
+                    List(8) { launch(Dispatchers.Default) { jobs.critical() } }.joinAll()
+                }
+            }
+            assertThat(probe.runs.get()).`as`("calls that ran").isEqualTo(8)
+            assertThat(probe.most.get()).`as`("most calls inside the body at once").isEqualTo(1)
+        }
+    }
+
+    @Test
+    fun aSecondClientCannotTakeTheKeyWhileTheBodyIsSuspendedInDelay() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            runBlocking {
+                withTimeout(30_000) {
+                    val entered = CompletableDeferred<Unit>()
+                    val finish = CompletableDeferred<Unit>()
+                    val report = async(Dispatchers.Default) { jobs.report("7", entered, finish) }
+                    entered.await()
+                    assertThat(tryTake("report:7")).`as`("the key taken by another client while the body is suspended").isFalse()
+                    finish.complete(Unit)
+                    assertThat(report.await()).isEqualTo("report 7")
+                }
+            }
+            assertThat(take("report:7", Duration.ofSeconds(5))).`as`("the key taken once the call completed").isTrue()
+        }
+    }
+
+    @Test
+    fun skipReturnsNullOrAnEmptyFlowAndThrowFailsAsForJavaCallersWithoutRunningTheBody() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val probe = context.getBean(Probe::class.java)
+            val holder = this.other.get().acquire("nightly", Duration.ofSeconds(10), Duration.ZERO)
+            runBlocking {
+                withTimeout(30_000) {
+                    assertThat(jobs.nightly()).isNull()
+                    assertThat(jobs.nightlyFeed().toList()).isEmpty()
+                    assertThat(jobs.nightlyFeedLater().toList()).isEmpty()
+                    val failure = runCatching { jobs.nightlyOrFail() }.exceptionOrNull()
+                    assertThat(failure).isInstanceOf(RedlockAcquisitionException::class.java)
+                    assertThat((failure as RedlockAcquisitionException).key).isEqualTo("nightly")
+                    assertThat(probe.runs.get()).`as`("bodies run").isZero()
+                    holder.release()
+                    assertThat(jobs.nightly()).isEqualTo("ran")
+                }
+            }
+        }
+    }
+
+    @Test
+    fun cancellingTheCallingCoroutineReleasesTheLockAtOnce() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val probe = context.getBean(Probe::class.java)
+            runBlocking {
+                withTimeout(30_000) {
+                    val entered = CompletableDeferred<Unit>()
+                    val export = launch(Dispatchers.Default) { jobs.export(entered) }
+                    entered.await()
+                    assertThat(tryTake("export")).`as`("the key taken by another client while the body runs").isFalse()
+                    val cancelled = System.nanoTime()
+                    export.cancelAndJoin()
+                    // The lock's ttl is 30 s: only its release lets the other client in this soon.
+                    assertThat(take("export", Duration.ofSeconds(2))).`as`("the key taken within 2 s of the cancel").isTrue()
+                    println("cancel to the other client's acquisition: " + (System.nanoTime() - cancelled) / 1_000_000 + " ms")
+                    assertThat(probe.runs.get()).`as`("bodies that saw the cancellation").isEqualTo(1)
+                }
+            }
+        }
+    }
+
+    @Test
+    fun aCancelledBodyKeepsTheLockUntilItsBlockingWorkAndItsCleanupHaveEnded() {
+        // The hazard: cancellation is cooperative, and Spring's AOP runs the body in a coroutine of its own, which the
+        // caller's cancel only asks to stop. Blocking work in withContext(Dispatchers.IO) runs on to its end, and a
+        // finally block in withContext(NonCancellable) runs after the cancel; a lock let go at the cancel leaves both
+        // to run while another client holds the key.
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            context.getBean(Probe::class.java).elsewhere.set(this.other.get())
+            runBlocking {
+                withTimeout(30_000) {
+                    val entered = CompletableDeferred<Unit>()
+                    val ended = CompletableDeferred<Map<String, String>>()
+                    val write = launch(Dispatchers.Default) { jobs.write(entered, ended) }
+                    entered.await()
+                    write.cancelAndJoin()
+                    assertThat(ended.await()).`as`("whether another client could take the key in the cancelled body")
+                        .containsEntry("blocking write", "held").containsEntry("cleanup", "held")
+                }
+            }
+            assertThat(take("ledger-write", Duration.ofSeconds(2))).`as`("the key taken once the body ended").isTrue()
+        }
+    }
+
+    @Test
+    fun aNestedCallReentersTheLockAcrossSuspensionsAndDispatcherSwitches() {
+        val caller = Executors.newSingleThreadExecutor { task -> Thread(task, "ledger-caller") }.asCoroutineDispatcher()
+        try {
+            runner().run { context ->
+                val jobs = context.getBean(Jobs::class.java)
+                context.getBean(Probe::class.java).elsewhere.set(this.other.get())
+                val seen = runBlocking(caller) { withTimeout(30_000) { jobs.settle() } }
+                val token = seen.getValue("outer")
+                assertThat(seen).containsEntry("after delay", token).containsEntry("inner", token)
+                    .containsEntry("inner after delay", token).containsEntry("blocking inner", token)
+                    .containsEntry("other client", "refused")
+                // (a coroutine's thread name ends with " @coroutine#n" where assertions turn on the coroutines' debug mode)
+                assertThat(seen.getValue("outer thread")).startsWith("ledger-caller")
+                assertThat(seen.getValue("inner thread")).doesNotStartWith("ledger-caller")
+            }
+        }
+        finally {
+            caller.close()
+        }
+    }
+
+    @Test
+    fun anotherCoroutineOnTheSameThreadDoesNotShareTheHold() {
+        val single = Executors.newSingleThreadExecutor { task -> Thread(task, "shared") }.asCoroutineDispatcher()
+        try {
+            runner().run { context ->
+                val jobs = context.getBean(Jobs::class.java)
+                runBlocking(single) {
+                    withTimeout(30_000) {
+                        val entered = CompletableDeferred<Unit>()
+                        val done = CompletableDeferred<Unit>()
+                        val first = launch { jobs.hold(entered, done) }
+                        entered.await()
+                        val second = runCatching { jobs.hold(CompletableDeferred(), CompletableDeferred(Unit)) }.exceptionOrNull()
+                        done.complete(Unit)
+                        first.join()
+                        assertThat(second).`as`("the second coroutine's call, on the first one's thread")
+                            .isInstanceOf(RedlockAcquisitionException::class.java)
+                    }
+                }
+            }
+        }
+        finally {
+            single.close()
+        }
+    }
+
+    @Test
+    fun theLossOfTheLeaseCancelsTheCoroutineWithinABound() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val probe = context.getBean(Probe::class.java)
+            val lostAt = AtomicLong()
+            val seenByCaller = AtomicReference<Throwable>()
+            runBlocking {
+                val rebuild = launch(Dispatchers.Default) {
+                    try {
+                        jobs.rebuild(lostAt)
+                    }
+                    catch (ex: CancellationException) {
+                        seenByCaller.set(ex)
+                        throw ex
+                    }
+                }
+                try {
+                    withTimeout(5_000) { rebuild.join() }
+                }
+                finally {
+                    rebuild.cancel()
+                }
+                val ended = System.nanoTime()
+                assertThat(rebuild.isCancelled).isTrue()
+                assertThat(lostAt.get()).`as`("the loss was signalled").isNotZero()
+                val lossToEnd = Duration.ofNanos(ended - lostAt.get())
+                println("loss to the end of the cancelled coroutine: " + lossToEnd.toMillis() + " ms")
+                assertThat(lossToEnd).isLessThan(Duration.ofMillis(500))
+            }
+            for (seen in listOf(probe.bodyCancellation.get(), seenByCaller.get())) {
+                assertThat(causes(seen)).anySatisfy { cause ->
+                    assertThat(cause).isInstanceOf(IllegalStateException::class.java).hasMessageContaining("'rebuild'")
+                        .hasMessageContaining("lost")
+                }
+            }
+        }
+    }
+
+    @Test
+    fun aFlowResultIsHeldFromCollectionToCompletion() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            context.getBean(Probe::class.java).elsewhere.set(this.other.get())
+            for (name in listOf("feed", "feedLater")) {
+                val feed: Flow<String> = runBlocking { if (name == "feed") jobs.feed() else jobs.feedLater() }
+                assertThat(take("feed", Duration.ZERO)).`as`("$name: the key taken before the collection").isTrue()
+                val emitted = runBlocking { withTimeout(30_000) { feed.toList() } }
+                assertThat(emitted).`as`("$name: whether another client could take the key as each item was emitted")
+                    .containsExactly("1 held", "2 held", "3 held")
+                assertThat(take("feed", Duration.ofSeconds(2))).`as`("$name: the key taken after the collection").isTrue()
+            }
+        }
+    }
+
+    @Test
+    fun skipOnASuspendFunctionThatCannotReturnNullStopsTheStartUp() {
+        ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java, RedlockAutoConfiguration::class.java))
+            .withBean(NotNullSkip::class.java)
+            .withPropertyValues("redlock.nodes=" + redis.uris().joinToString(","))
+            .run { context ->
+                assertThat(context).hasFailed()
+                assertThat(context.startupFailure).rootCause().isInstanceOf(RedlockConfigurationException::class.java)
+                    .hasMessageContaining("NotNullSkip.count()").hasMessageContaining("SKIP")
+            }
+    }
+
+    @Test
+    fun interruptOnLossOnASuspendFunctionReturningAFlowStopsTheStartUp() {
+        ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java, RedlockAutoConfiguration::class.java))
+            .withBean(InterruptedFlow::class.java)
+            .withPropertyValues("redlock.nodes=" + redis.uris().joinToString(","))
+            .run { context ->
+                assertThat(context).hasFailed()
+                assertThat(context.startupFailure).rootCause().isInstanceOf(RedlockConfigurationException::class.java)
+                    .hasMessageContaining("InterruptedFlow.numbers()").hasMessageContaining("interruptOnLoss")
+            }
+    }
+
+    /** Whether the other client took the key at once (it lets go of it again). */
+    private fun tryTake(key: String): Boolean = take(key, Duration.ZERO)
+
+    /** Whether the other client takes the key within the wait (it lets go of it again). */
+    private fun take(key: String, wait: Duration): Boolean {
+        val lease: Optional<RedlockLease> = this.other.get().tryAcquire(key, Duration.ofSeconds(5), wait)
+        lease.ifPresent { it.release() }
+        return lease.isPresent
+    }
+
+    private fun causes(thrown: Throwable?): List<Throwable> = generateSequence(thrown) { it.cause }.take(10).toList()
+
+    /** What the bodies did, outside the proxied bean (a CGLIB proxy's own fields are never set). */
+    class Probe {
+
+        val runs = AtomicInteger()
+
+        val inside = AtomicInteger()
+
+        val most = AtomicInteger()
+
+        val bodyCancellation = AtomicReference<Throwable>()
+
+        /** The other client, for a body that checks whether it could take the key. */
+        val elsewhere = AtomicReference<Redlock>()
+
+    }
+
+    open class Jobs(private val probe: Probe, private val self: ObjectProvider<Jobs>) {
+
+        @Redlocked(key = "counter", ttl = "10s", waitTime = "30s")
+        open suspend fun critical() {
+            val now = this.probe.inside.incrementAndGet()
+            this.probe.most.accumulateAndGet(now, Math::max)
+            delay(30)
+            this.probe.inside.decrementAndGet()
+            this.probe.runs.incrementAndGet()
+        }
+
+        @Redlocked(key = "report:#{#id}", ttl = "10s")
+        open suspend fun report(id: String, entered: CompletableDeferred<Unit>, finish: CompletableDeferred<Unit>): String {
+            entered.complete(Unit)
+            while (!finish.isCompleted) {
+                delay(20)
+            }
+            return "report $id"
+        }
+
+        @Redlocked(key = "nightly", onFailure = OnFailure.SKIP)
+        open suspend fun nightly(): String? {
+            this.probe.runs.incrementAndGet()
+            delay(1)
+            return "ran"
+        }
+
+        @Redlocked(key = "nightly")
+        open suspend fun nightlyOrFail(): String {
+            this.probe.runs.incrementAndGet()
+            return "ran"
+        }
+
+        @Redlocked(key = "nightly", onFailure = OnFailure.SKIP)
+        open fun nightlyFeed(): Flow<Int> = flow {
+            this@Jobs.probe.runs.incrementAndGet()
+            emit(1)
+        }
+
+        @Redlocked(key = "nightly", onFailure = OnFailure.SKIP)
+        open suspend fun nightlyFeedLater(): Flow<Int> {
+            this.probe.runs.incrementAndGet()
+            return flow { emit(1) }
+        }
+
+        @Redlocked(key = "export", ttl = "30s")
+        open suspend fun export(entered: CompletableDeferred<Unit>) {
+            entered.complete(Unit)
+            try {
+                awaitCancellation()
+            }
+            finally {
+                this.probe.runs.incrementAndGet()
+            }
+        }
+
+        @Redlocked(key = "ledger-write", ttl = "30s")
+        open suspend fun write(entered: CompletableDeferred<Unit>, ended: CompletableDeferred<Map<String, String>>) {
+            val seen = linkedMapOf<String, String>()
+            try {
+                withContext(Dispatchers.IO) {
+                    entered.complete(Unit)
+                    Thread.sleep(300) // a blocking write, which the cancellation does not stop
+                    seen["blocking write"] = heldFromElsewhere("ledger-write")
+                }
+            }
+            finally {
+                withContext(NonCancellable) {
+                    delay(100)
+                    seen["cleanup"] = heldFromElsewhere("ledger-write")
+                }
+                ended.complete(seen)
+            }
+        }
+
+        /** Whether the other client is refused the key ("held"), or took it ("free"; it lets go of it again). */
+        private fun heldFromElsewhere(key: String): String {
+            val taken = this.probe.elsewhere.get().tryAcquire(key, Duration.ofSeconds(5))
+            taken.ifPresent { it.release() }
+            return if (taken.isPresent) "free" else "held"
+        }
+
+        @Redlocked(key = "ledger", ttl = "10s", waitTime = "0s")
+        open suspend fun settle(): Map<String, String> {
+            val seen = linkedMapOf<String, String>()
+            seen["outer"] = RedlockContext.currentLease().orElseThrow().token()
+            seen["outer thread"] = Thread.currentThread().name
+            delay(10)
+            seen["after delay"] = currentToken()
+            withContext(Dispatchers.IO) {
+                seen.putAll(this@Jobs.self.getObject().post())
+                seen["blocking inner"] = this@Jobs.self.getObject().postBlocking()
+            }
+            return seen
+        }
+
+        @Redlocked(key = "ledger", ttl = "10s", waitTime = "0s")
+        open suspend fun post(): Map<String, String> {
+            val seen = linkedMapOf("inner" to currentToken(), "inner thread" to Thread.currentThread().name)
+            delay(10)
+            seen["inner after delay"] = currentToken()
+            val taken = this.probe.elsewhere.get().tryAcquire("ledger", Duration.ofSeconds(1))
+            taken.ifPresent { it.release() }
+            seen["other client"] = if (taken.isPresent) "took it" else "refused"
+            return seen
+        }
+
+        /** A nested call of a method that is not a suspend function, made in the coroutine. */
+        @Redlocked(key = "ledger", ttl = "10s", waitTime = "0s")
+        open fun postBlocking(): String = currentToken()
+
+        @Redlocked(key = "shared-thread", ttl = "10s", waitTime = "0s")
+        open suspend fun hold(entered: CompletableDeferred<Unit>, done: CompletableDeferred<Unit>) {
+            entered.complete(Unit)
+            done.await()
+        }
+
+        @Redlocked(key = "rebuild", ttl = "400ms", interruptOnLoss = true)
+        open suspend fun rebuild(lostAt: AtomicLong) {
+            RedlockContext.currentLease().orElseThrow().lost().thenRun { lostAt.set(System.nanoTime()) }
+            try {
+                delay(10_000)
+            }
+            catch (ex: CancellationException) {
+                this.probe.bodyCancellation.set(ex)
+                throw ex
+            }
+        }
+
+        @Redlocked(key = "feed", ttl = "10s")
+        open fun feed(): Flow<String> = numbers()
+
+        @Redlocked(key = "feed", ttl = "10s")
+        open suspend fun feedLater(): Flow<String> {
+            delay(1)
+            return numbers()
+        }
+
+        /** Items that say whether the other client could take the key as each was emitted. */
+        private fun numbers(): Flow<String> = flow {
+            for (i in 1..3) {
+                delay(20)
+                val taken = this@Jobs.probe.elsewhere.get().tryAcquire("feed", Duration.ofSeconds(5))
+                taken.ifPresent { it.release() }
+                emit("$i " + if (taken.isPresent) "free" else "held")
+            }
+        }
+
+        private fun currentToken(): String = RedlockContext.currentLease().map { it.token() }.orElse("none")
+
+    }
+
+    open class NotNullSkip {
+
+        @Redlocked(key = "count", onFailure = OnFailure.SKIP)
+        open suspend fun count(): Int = 1
+
+    }
+
+    open class InterruptedFlow {
+
+        @Redlocked(key = "numbers", interruptOnLoss = true)
+        open suspend fun numbers(): Flow<Int> = flow { emit(1) }
+
+    }
+
+}
