@@ -93,13 +93,14 @@ class RedlockAutoExtendIntegrationTests {
     void leaseIsLostOnceItsMaxHoldIsReached() throws Exception {
         // A node timeout well within a quarter of the ttl, so that a loaded machine's slow answers are not
         // taken for failed extensions: the loss must be the maximum hold's, and only that.
-        try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(200)).build()) {
+        try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(500)).build()) {
             long start = System.nanoTime();
-            RedlockLease lease = patient.acquire("job", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofSeconds(2));
+            // A ttl of 2 s: each extension has a second to get through, even on a loaded machine.
+            RedlockLease lease = patient.acquire("job", Duration.ofSeconds(2), Duration.ZERO).autoExtend(Duration.ofSeconds(3));
             CompletableFuture<Void> lost = lease.lost();
             lost.get(10, TimeUnit.SECONDS);
             long lostAfter = TestSupport.millisSince(start);
-            assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(1_900);
+            assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(2_900);
             assertThat(lease.isValid()).isFalse();
             assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold"));
         }
@@ -186,21 +187,21 @@ class RedlockAutoExtendIntegrationTests {
 
     @Test
     void autoExtendCalledAgainMovesTheMaxHoldLaterButNeverSooner() throws Exception {
-        try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(200)).build()) {
+        try (Redlock patient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(500)).build()) {
             long start = System.nanoTime();
-            // A ttl of 2 s: each extension has a second to get through, even on a loaded machine.
-            RedlockLease lease = patient.acquire("job", Duration.ofSeconds(2), Duration.ZERO).autoExtend(Duration.ofSeconds(2));
+            // A ttl of 3 s: each extension has a second and a half to get through, even on a loaded machine.
+            RedlockLease lease = patient.acquire("job", Duration.ofSeconds(3), Duration.ZERO).autoExtend(Duration.ofSeconds(3));
             CompletableFuture<Void> lost = lease.lost();
-            assertThat(lease.autoExtend(Duration.ofSeconds(1))).as("a sooner end changes nothing").isSameAs(lease);
-            Thread.sleep(1_400); // the first maximum hold is reached: the lease now only runs out
-            lease.autoExtend(Duration.ofSeconds(6));
-            Thread.sleep(3_600); // past the first maximum hold and its ttl: only a resumed extension keeps it
+            assertThat(lease.autoExtend(Duration.ofMillis(1_500))).as("a sooner end changes nothing").isSameAs(lease);
+            Thread.sleep(2_100); // the first maximum hold is reached: the lease now only runs out
+            lease.autoExtend(Duration.ofSeconds(9));
+            Thread.sleep(5_400); // past the first maximum hold and its ttl: only a resumed extension keeps it
             assertThat(lease.isValid()).as("valid %d ms after the acquisition", TestSupport.millisSince(start)).isTrue();
             assertThat(this.nodes.get().values("redlock:job")).containsOnly(lease.token());
-            lost.get(10, TimeUnit.SECONDS);
+            lost.get(15, TimeUnit.SECONDS);
             long lostAfter = TestSupport.millisSince(start);
-            assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(5_800);
-            assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold of PT6S"));
+            assertThat(lostAfter).as("lost after %d ms", lostAfter).isGreaterThanOrEqualTo(8_800);
+            assertThat(lease.lostReason()).hasValueSatisfying((reason) -> assertThat(reason).contains("maximum hold of PT9S"));
         }
     }
 
