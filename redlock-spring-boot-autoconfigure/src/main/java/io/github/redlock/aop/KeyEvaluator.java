@@ -2,6 +2,7 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -31,28 +32,32 @@ final class KeyEvaluator {
     /**
      * The call's keys: its one key, or the keys of a lock on several keys without duplicates and sorted; throws
      * an error naming the method and the template when a part is null or a key empty.
+     * @param args the call's arguments as the proxy received them: a suspend function's end with its
+     * {@code Continuation}, which Spring's evaluation context drops itself ({@code #root.args} is without it)
      */
     List<String> evaluate(LockedMethod locked, Method method, Object[] args, Object target, Class<?> targetClass) {
         List<KeyTemplate> templates = locked.keys();
         if (templates.size() == 1) {
             KeyTemplate template = templates.get(0);
-            return List.of(template.evaluate(template.isLiteral() ? null : context(method, args, target, targetClass),
+            return List.of(template.evaluate(template.isLiteral() ? null : context(locked, method, args, target, targetClass),
                     locked.description()));
         }
         MethodBasedEvaluationContext context = null; // made once, for the first template that needs it
         TreeSet<String> keys = new TreeSet<>();
         for (KeyTemplate template : templates) {
             if (context == null && !template.isLiteral()) {
-                context = context(method, args, target, targetClass);
+                context = context(locked, method, args, target, targetClass);
             }
             keys.add(template.evaluate(context, locked.description()));
         }
         return List.copyOf(keys);
     }
 
-    private MethodBasedEvaluationContext context(Method method, Object[] args, Object target, Class<?> targetClass) {
+    private MethodBasedEvaluationContext context(LockedMethod locked, Method method, Object[] args, Object target,
+            Class<?> targetClass) {
+        Object[] values = locked.result().suspending() ? Arrays.copyOf(args, args.length - 1) : args;
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-                new RedlockedRoot(method, args, target, targetClass), method, args, this.parameterNames);
+                new RedlockedRoot(method, values, target, targetClass), method, args, this.parameterNames);
         context.setBeanResolver(this.beanResolver);
         return context;
     }

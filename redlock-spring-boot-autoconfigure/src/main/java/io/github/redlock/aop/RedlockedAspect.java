@@ -1,7 +1,6 @@
 package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
@@ -109,7 +108,7 @@ public class RedlockedAspect implements Ordered {
         Object target = joinPoint.getTarget();
         Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
         LockedMethod locked = this.methods.get(method, targetClass);
-        List<String> keys = this.keys.evaluate(locked, method, arguments(locked, joinPoint), target, targetClass);
+        List<String> keys = this.keys.evaluate(locked, method, joinPoint.getArgs(), target, targetClass);
         List<String> heldKeys = ReentrantHolds.heldKeys(locked.mode(), keys);
         HeldLock outer = this.holds.current(heldKeys);
         refuseWaitingForItself(locked, keys, heldKeys, outer);
@@ -132,12 +131,6 @@ public class RedlockedAspect implements Ordered {
             return locked.skippedValue();
         }
         return proceedAndLetGo(locked, hold, true, proceed);
-    }
-
-    /** The arguments the key is evaluated against: a suspend function's without its {@code Continuation}. */
-    private static Object[] arguments(LockedMethod locked, ProceedingJoinPoint joinPoint) {
-        Object[] args = joinPoint.getArgs();
-        return locked.result().suspending() ? Arrays.copyOf(args, args.length - 1) : args;
     }
 
     /**

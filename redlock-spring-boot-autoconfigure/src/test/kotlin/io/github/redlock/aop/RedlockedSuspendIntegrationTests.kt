@@ -86,6 +86,20 @@ internal class RedlockedSuspendIntegrationTests {
     }
 
     @Test
+    fun keysAreEvaluatedFromEveryParameterTheLastOneIncludedByNameAndByIndex() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            runBlocking {
+                withTimeout(30_000) {
+                    assertThat(jobs.keyOfLast("a", "b")).isEqualTo("pair:a:b")
+                    assertThat(jobs.keyOfLastByIndex("c", "d")).isEqualTo("pair:c:d")
+                    assertThat(jobs.keyOfOnly("e")).isEqualTo("only:e:1")
+                }
+            }
+        }
+    }
+
+    @Test
     fun aSecondClientCannotTakeTheKeyWhileTheBodyIsSuspendedInDelay() {
         runner().run { context ->
             val jobs = context.getBean(Jobs::class.java)
@@ -339,6 +353,17 @@ internal class RedlockedSuspendIntegrationTests {
             this.probe.inside.decrementAndGet()
             this.probe.runs.incrementAndGet()
         }
+
+        @Redlocked(key = "pair:#{#first}:#{#last}", ttl = "10s")
+        open suspend fun keyOfLast(first: String, last: String): String = currentKey()
+
+        @Redlocked(key = "pair:#{#p0}:#{#a1}", ttl = "10s")
+        open suspend fun keyOfLastByIndex(first: String, last: String): String = currentKey()
+
+        @Redlocked(key = "only:#{#only}:#{#root.args.length}", ttl = "10s")
+        open suspend fun keyOfOnly(only: String): String = currentKey()
+
+        private fun currentKey(): String = RedlockContext.currentLease().map { it.key() }.orElse("none")
 
         @Redlocked(key = "report:#{#id}", ttl = "10s")
         open suspend fun report(id: String, entered: CompletableDeferred<Unit>, finish: CompletableDeferred<Unit>): String {
