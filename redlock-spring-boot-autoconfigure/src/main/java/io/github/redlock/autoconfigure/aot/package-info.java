@@ -1,0 +1,4 @@
+/**
+ * Ahead-of-time processing and native images: the runtime hints of the starter (internal; may change without notice).
+ */
+package io.github.redlock.autoconfigure.aot;
