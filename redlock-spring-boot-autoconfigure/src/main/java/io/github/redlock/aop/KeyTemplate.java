@@ -2,6 +2,7 @@ package io.github.redlock.aop;
 
 import java.util.List;
 
+import org.springframework.aot.AotDetector;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -34,17 +35,28 @@ final class KeyTemplate {
     }
 
     /**
-     * Parses a template whose placeholders were resolved. Its parts are compiled to bytecode once they have
-     * run a few times (SpEL's mixed mode falls back to interpreting them when that fails).
+     * Parses a template whose placeholders were resolved. On the JVM its parts are compiled to bytecode once
+     * they have run a few times (SpEL's mixed mode falls back to interpreting them when that fails); in a
+     * native image, which cannot define classes at run time, and in an application processed ahead of time,
+     * which runs as it would in one, they are interpreted.
      * @param classLoader sees the types the parts use: the annotated class's loader
      * @throws ParseException when a part is not valid SpEL
      */
     static KeyTemplate parse(String template, ClassLoader classLoader) {
-        SpelExpressionParser parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
+        SpelCompilerMode mode = compilerMode(AotDetector.useGeneratedArtifacts());
+        SpelExpressionParser parser = new SpelExpressionParser(new SpelParserConfiguration(mode, classLoader));
         Expression expression = parser.parseExpression(template, TEMPLATE);
         List<Expression> parts = (expression instanceof CompositeStringExpression composite)
                 ? List.of(composite.getExpressions()) : List.of(expression);
         return new KeyTemplate(template, parts);
+    }
+
+    /**
+     * The SpEL compiler mode of key templates: {@code OFF} where the application runs on generated artifacts
+     * (a native image, or {@code -Dspring.aot.enabled=true}), {@code MIXED} otherwise.
+     */
+    static SpelCompilerMode compilerMode(boolean aheadOfTime) {
+        return aheadOfTime ? SpelCompilerMode.OFF : SpelCompilerMode.MIXED;
     }
 
     /** Whether the template has no SpEL part: the key is always the same. */
