@@ -47,13 +47,17 @@ class SampleApplicationAotIntegrationTests {
 
     private Process application;
 
+    /** Kills the application if this JVM exits before {@link #stopTheApplication()} ran. */
+    private Thread killer;
+
     @AfterEach
     void stopTheApplication() throws InterruptedException {
         if (this.application != null) {
-            this.application.destroy();
+            this.application.destroy(); // SIGTERM: a graceful shutdown releases the connections
             if (!this.application.waitFor(20, TimeUnit.SECONDS)) {
                 this.application.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
+            Runtime.getRuntime().removeShutdownHook(this.killer);
         }
     }
 
@@ -61,6 +65,8 @@ class SampleApplicationAotIntegrationTests {
     void theAotProcessedSampleStartsHealthyAndChargesAContendedOrderOnce() throws Exception {
         Path log = Path.of("target", "aot-sample.log");
         this.application = start(log);
+        this.killer = new Thread(this.application::destroyForcibly, "aot-sample-killer");
+        Runtime.getRuntime().addShutdownHook(this.killer);
         int port = Integer.parseInt(await(log, PORT, START_TIMEOUT).group(1));
         String aotLine = await(log, AOT_STARTING, Duration.ZERO).group();
         System.out.println("AOT run: " + aotLine);
