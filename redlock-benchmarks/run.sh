@@ -5,7 +5,12 @@
 # that the README shows.
 # Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 30 minutes for the default set, with
 # the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
+#        redlock-benchmarks/run.sh --kotlin [threads, default 1]   (about 5 minutes: the @Redlocked suspend fun against
+# the Java method, 3 rounds of one fork each; writes docs/benchmarks/kotlin.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./mvnw -B -q -pl redlock-benchmarks -am package -DskipTests
+if [[ "${1:-}" == "--kotlin" ]]; then
+    exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --kotlin "${2:-1}" docs/benchmarks
+fi
 exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks "${1:-1,16,64}" docs/benchmarks

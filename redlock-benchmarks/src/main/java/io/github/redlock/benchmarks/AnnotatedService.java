@@ -21,7 +21,7 @@ public class AnnotatedService {
     public void locked(String key) {
     }
 
-    /** The minimal Spring Boot application around it. */
+    /** The minimal Spring Boot application around it and its Kotlin twin, {@link SuspendService}. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     public static class Application {
@@ -29,6 +29,11 @@ public class AnnotatedService {
         @Bean
         AnnotatedService annotatedService() {
             return new AnnotatedService();
+        }
+
+        @Bean
+        SuspendService suspendService() {
+            return new SuspendService();
         }
 
     }

@@ -13,7 +13,7 @@ import java.util.Set;
 final class LatencyChart {
 
     /** Contenders of this project, drawn in one colour; the peers in another. */
-    private static final Set<String> OURS = Set.of("redlock", "read", "write", "annotated");
+    private static final Set<String> OURS = Set.of("redlock", "read", "write", "annotated", "annotatedKotlin", "kotlinCoroutine");
 
     private static final int WIDTH = 960;
 

@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -33,7 +34,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * One lock + unlock (a single attempt, no wait) on five local nodes, by every contender on the same nodes in
  * the same run: {@code floor} (the protocol's commands on raw Lettuce), {@code redlock} (the public API),
  * {@code read} and {@code write} (the two sides of the read-write lock), {@code annotated} (a
- * {@code @Redlocked} method in a minimal Spring Boot application), {@code redissonRedlock} (Redisson's
+ * {@code @Redlocked} method in a minimal Spring Boot application), {@code annotatedKotlin} and
+ * {@code kotlinCoroutine} (its Kotlin twin, a {@code @Redlocked suspend fun} in the same application, see below),
+ * {@code redissonRedlock} (Redisson's
  * RedissonRedLock over five clients) and {@code redissonSingle} (a Redisson RLock on one node); {@code fenced}
  * is {@code redlock} with fencing tokens on (a second, confirming round per acquisition), on a second client
  * of the same nodes; {@code observed} is {@code redlock} with every acquisition and release observed as a
@@ -41,6 +44,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Actuator has), on a third client.
  * {@code contention}: {@code uncontended} gives each thread its own key, {@code contended} makes all threads
  * fight for 8 keys. Run {@code -t N} for N threads.
+ * <p>
+ * The Kotlin path is measured two ways, both against {@code annotated} in the same state (the same nodes, the same
+ * Spring context, which holds both services and so one aspect and one {@code Redlock}): {@code annotatedKotlin}
+ * makes each call as a Kotlin caller on a plain thread must, in {@code runBlocking}, so its score includes what
+ * {@code runBlocking} costs that caller (an event loop and a coroutine per call) besides the aspect's reactive
+ * path; it is the one compared with {@code annotated}, the strict comparison, since the Java method's caller is
+ * also a plain thread blocked until the call returns. {@code kotlinCoroutine} makes 100 calls one after the
+ * other from one coroutine, as a coroutine application does, so {@code runBlocking} is paid once per 100 calls:
+ * the cost of the suspend path itself. Each call of either waits for the lock, the empty body and the release
+ * as the Java one does; the thread (or the coroutine) has its own key, or one of the 8 shared ones.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode({ Mode.Throughput, Mode.SampleTime })
@@ -53,6 +66,9 @@ public class LockUnlockBenchmark {
     static final Duration TTL = Duration.ofSeconds(10);
 
     static final Duration NODE_TIMEOUT = Duration.ofMillis(50);
+
+    /** The calls {@code kotlinCoroutine} makes from one coroutine, over which {@code runBlocking}'s cost is spread. */
+    static final int CALLS_PER_COROUTINE = 100;
 
     @Param({ "uncontended", "contended" })
     public String contention;
@@ -71,6 +87,8 @@ public class LockUnlockBenchmark {
 
     private AnnotatedService annotated;
 
+    private SuspendService suspending;
+
     private RedissonPeers redisson;
 
     @Setup(Level.Trial)
@@ -88,7 +106,8 @@ public class LockUnlockBenchmark {
                         "redlock.node-timeout=" + NODE_TIMEOUT.toMillis() + "ms", "logging.level.root=warn")
                 .run();
         this.annotated = this.spring.getBean(AnnotatedService.class);
-        if (!AopUtils.isAopProxy(this.annotated)) {
+        this.suspending = this.spring.getBean(SuspendService.class);
+        if (!AopUtils.isAopProxy(this.annotated) || !AopUtils.isAopProxy(this.suspending)) {
             throw new IllegalStateException("@Redlocked is not applied: the starter's auto-configuration was not found");
         }
         this.redisson = new RedissonPeers(this.redis.uris(), NODE_TIMEOUT);
@@ -160,6 +179,17 @@ public class LockUnlockBenchmark {
     @Benchmark
     public void annotated(Keys keys) {
         this.annotated.locked(keys.next());
+    }
+
+    @Benchmark
+    public void annotatedKotlin(Keys keys) {
+        SuspendCalls.callBlocking(this.suspending, keys.next());
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CALLS_PER_COROUTINE)
+    public void kotlinCoroutine(Keys keys) {
+        SuspendCalls.callInCoroutine(this.suspending, keys::next, CALLS_PER_COROUTINE);
     }
 
     @Benchmark
