@@ -150,10 +150,13 @@ public final class RunBenchmarks {
     /** The rows of several runs of the same contenders, each figure the mean of the runs'. */
     private static List<Row> means(List<List<Row>> runs) {
         List<Row> means = new ArrayList<>();
-        for (Row first : runs.get(0)) {
-            Row mean = new Row(first.group, first.method);
+        // Every contender of any run: a fork that failed in one run leaves its row out of that run only.
+        List<List<String>> contenders = runs.stream().flatMap(List::stream).map((row) -> List.of(row.group, row.method)).distinct()
+                .sorted(Comparator.comparingInt((List<String> contender) -> ORDER.indexOf(contender.get(1)))).toList();
+        for (List<String> contender : contenders) {
+            Row mean = new Row(contender.get(0), contender.get(1));
             List<Row> same = runs.stream().flatMap(List::stream)
-                    .filter((row) -> row.group.equals(first.group) && row.method.equals(first.method)).toList();
+                    .filter((row) -> row.group.equals(mean.group) && row.method.equals(mean.method)).toList();
             mean.opsPerSecond = same.stream().mapToDouble((row) -> row.opsPerSecond).average().orElse(Double.NaN);
             mean.p50 = same.stream().mapToDouble((row) -> row.p50).average().orElse(Double.NaN);
             mean.p99 = same.stream().mapToDouble((row) -> row.p99).average().orElse(Double.NaN);
@@ -172,18 +175,18 @@ public final class RunBenchmarks {
      * call's (Java's throughput over Kotlin's, and Kotlin's p50 over Java's), and each one's p50 over the floor's.
      */
     private static String kotlinTable(List<Row> rows) {
-        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| %-46s | %-15s | %10s | %9s | %8s | %11s | %9s |%n"
-                + "|%s|-----------------|-----------:|----------:|---------:|------------:|----------:|%n", "run", "Kotlin contender",
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| %-46s | %-16s | %10s | %9s | %8s | %11s | %9s |%n"
+                + "|%s|------------------|-----------:|----------:|---------:|------------:|----------:|%n", "run", "Kotlin contender",
                 "ops/s", "p50 µs", "B/op", "cost × Java", "p50/floor", "-".repeat(48)));
         for (Row java : rows) {
             if (!java.method.equals("annotated")) {
                 continue;
             }
-            table.append(String.format(Locale.ROOT, "| %-46s | %-15s | %10.0f | %9.1f | %8.0f | %11s | %9.2f |%n", java.group,
+            table.append(String.format(Locale.ROOT, "| %-46s | %-16s | %10.0f | %9.1f | %8.0f | %11s | %9.2f |%n", java.group,
                     "(Java) annotated", java.opsPerSecond, java.p50, java.bytesPerOp, "1", java.p50 / floorP50(java)));
             for (Row kotlin : rows) {
                 if (kotlin.group.equals(java.group) && (kotlin.method.equals("annotatedKotlin") || kotlin.method.equals("kotlinCoroutine"))) {
-                    table.append(String.format(Locale.ROOT, "| %-46s | %-15s | %10.0f | %9.1f | %8.0f | %5.2f, %4.2f | %9.2f |%n",
+                    table.append(String.format(Locale.ROOT, "| %-46s | %-16s | %10.0f | %9.1f | %8.0f | %5.2f, %4.2f | %9.2f |%n",
                             kotlin.group, kotlin.method, kotlin.opsPerSecond, kotlin.p50, kotlin.bytesPerOp,
                             java.opsPerSecond / kotlin.opsPerSecond, kotlin.p50 / java.p50, kotlin.p50 / floorP50(java)));
                 }
