@@ -21,6 +21,14 @@ public class AnnotatedService {
     public void locked(String key) {
     }
 
+    /**
+     * Does nothing under an advice that only proceeds ({@code bridgeJava}).
+     * @param key the per-thread key
+     */
+    @PassThrough
+    public void passThrough(String key) {
+    }
+
     /** The minimal Spring Boot application around it and its Kotlin twin, {@link SuspendService}. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -34,6 +42,11 @@ public class AnnotatedService {
         @Bean
         SuspendService suspendService() {
             return new SuspendService();
+        }
+
+        @Bean
+        PassThrough.Advice passThroughAdvice() {
+            return new PassThrough.Advice();
         }
 
     }

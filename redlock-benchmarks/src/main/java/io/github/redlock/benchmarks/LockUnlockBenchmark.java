@@ -197,6 +197,16 @@ public class LockUnlockBenchmark {
     }
 
     @Benchmark
+    public void bridgeJava(Keys keys) {
+        this.annotated.passThrough(keys.next());
+    }
+
+    @Benchmark
+    public void bridgeKotlin(Keys keys) {
+        SuspendCalls.passThroughBlocking(this.suspending, keys.next());
+    }
+
+    @Benchmark
     @OperationsPerInvocation(CALLS_PER_COROUTINE)
     public void kotlinCoroutine(Keys keys) {
         SuspendCalls.callInCoroutine(this.suspending, keys::next, CALLS_PER_COROUTINE);

@@ -13,7 +13,7 @@ import kotlinx.coroutines.runBlocking
  */
 fun callBlocking(service: SuspendService, key: String) {
     runBlocking {
-        service.locked(key, 0)
+        service.locked(key)
     }
 }
 
@@ -24,7 +24,14 @@ fun callBlocking(service: SuspendService, key: String) {
 fun callInCoroutine(service: SuspendService, keys: Supplier<String>, times: Int) {
     runBlocking {
         repeat(times) {
-            service.locked(keys.get(), it)
+            service.locked(keys.get())
         }
+    }
+}
+
+/** One call of [SuspendService.passThrough] from a plain thread, as [callBlocking] makes its call. */
+fun passThroughBlocking(service: SuspendService, key: String) {
+    runBlocking {
+        service.passThrough(key)
     }
 }

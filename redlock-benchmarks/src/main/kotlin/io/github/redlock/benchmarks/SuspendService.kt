@@ -13,16 +13,18 @@ open class SuspendService {
     /**
      * Locks `bench:<key>`, does nothing, unlocks; a contended call skips. Spring's AOP runs it as a `Mono`, which
      * the aspect locks from its subscription until the body's coroutine has ended.
-     *
-     * `call` is not used: it keeps `key` from being the last parameter. On a suspend fun the aspect drops the
-     * `Continuation` from the arguments before Spring's `MethodBasedEvaluationContext`, which drops the last
-     * argument of a suspend function once more, so that the last parameter's name evaluates to null
-     * ("the part #{#key} evaluated to null"); the template stays the Java twin's.
      * @param key the per-thread key
-     * @param call unused
      */
     @Redlocked(key = "bench:#{#key}", ttl = "10s", onFailure = OnFailure.SKIP)
-    open suspend fun locked(key: String, call: Int) {
+    open suspend fun locked(key: String) {
+    }
+
+    /**
+     * Does nothing under an advice that only proceeds (`bridgeKotlin`): Spring's AOP for a suspend fun, no lock.
+     * @param key the per-thread key
+     */
+    @PassThrough
+    open suspend fun passThrough(key: String) {
     }
 
 }
