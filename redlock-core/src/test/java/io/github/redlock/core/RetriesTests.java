@@ -2,18 +2,10 @@ package io.github.redlock.core;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.netty.util.Timeout;
-import io.netty.util.TimerTask;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -294,15 +286,7 @@ class RetriesTests {
 
     /** A lease whose nodes are known to hold its key for {@code validNanos} more, released through the fake engine. */
     private RedlockLease lease(long validNanos) {
-        NodeExpiries expiries = new NodeExpiries(3, System.nanoTime());
-        long until = System.nanoTime() + validNanos;
-        for (int i = 0; i < 3; i++) {
-            expiries.raise(i, until);
-        }
-        String token = Tokens.newToken();
-        LeaseHandle handle = new LeaseHandle(LockType.EXCLUSIVE, "job", KEYS, token.getBytes(StandardCharsets.US_ASCII), call(),
-                expiries, 2, 10_000, 0);
-        return new RedlockLease(this.engine, handle, "job", token);
+        return TestLeases.lease(this.engine, LockType.EXCLUSIVE, "job", validNanos);
     }
 
     private static ByteBuffer token(String token) {
@@ -311,159 +295,6 @@ class RetriesTests {
 
     private static byte[] bytes(String token) {
         return token.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** An engine of three nodes whose attempts the test completes by hand; also the operations of the leases it makes. */
-    static final class FakeEngine implements Retries.Attempts, LeaseOperations {
-
-        final LinkedBlockingQueue<Call> pending = new LinkedBlockingQueue<>();
-
-        final List<Call> calls = new CopyOnWriteArrayList<>();
-
-        final List<CompletableFuture<?>> tracked = new CopyOnWriteArrayList<>();
-
-        final List<FakeSubscription> subscriptions = new CopyOnWriteArrayList<>();
-
-        final List<RedlockLease> followed = new CopyOnWriteArrayList<>();
-
-        final List<RedlockLease> unfollowed = new CopyOnWriteArrayList<>();
-
-        final AtomicInteger releases = new AtomicInteger();
-
-        volatile boolean closed;
-
-        volatile long retryDelayNanos = HOUR;
-
-        volatile RuntimeException throwing;
-
-        /** The next attempt, waiting up to 5 s for it: it may start on another thread. */
-        Call next() {
-            try {
-                Call call = this.pending.poll(5, TimeUnit.SECONDS);
-                if (call == null) {
-                    throw new TimeoutException("no attempt within 5 s; attempts so far: " + this.calls.size());
-                }
-                return call;
-            }
-            catch (InterruptedException | TimeoutException ex) {
-                throw new AssertionError(ex);
-            }
-        }
-
-        @Override
-        public CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
-                boolean waiting, String acquisitionToken) {
-            if (this.throwing != null) {
-                throw this.throwing;
-            }
-            Call call = new Call(key, ttlMillis, waiting, acquisitionToken, new CompletableFuture<>());
-            this.calls.add(call);
-            this.pending.add(call);
-            return call.outcome();
-        }
-
-        @Override
-        public boolean isClosed() {
-            return this.closed;
-        }
-
-        @Override
-        public ReleaseMessages.Subscription listen(byte[][] channels, ReleaseMessages.Waiter waiter) {
-            FakeSubscription subscription = new FakeSubscription(channels);
-            this.subscriptions.add(subscription);
-            return subscription;
-        }
-
-        @Override
-        public <T> CompletableFuture<T> track(CompletableFuture<T> work) {
-            this.tracked.add(work);
-            return work;
-        }
-
-        @Override
-        public int nodeCount() {
-            return 3;
-        }
-
-        @Override
-        public int quorum() {
-            return 2;
-        }
-
-        @Override
-        public long retryDelayNanos() {
-            return this.retryDelayNanos;
-        }
-
-        @Override
-        public void follow(RedlockLease holder, Retries successor) {
-            this.followed.add(holder);
-        }
-
-        @Override
-        public void unfollow(RedlockLease holder, Retries successor) {
-            this.unfollowed.add(holder);
-        }
-
-        @Override
-        public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, boolean automatic) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
-            this.releases.incrementAndGet();
-            return CompletableFuture.completedFuture(true);
-        }
-
-        @Override
-        public Timeout schedule(TimerTask task, long delayNanos) {
-            return new ManualTimer().newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
-        }
-
-        @Override
-        public long maxTtlMillis() {
-            return 60_000;
-        }
-
-        @Override
-        public long callBoundNanos() {
-            return TimeUnit.SECONDS.toNanos(5);
-        }
-
-        @Override
-        public RedlockObserver observer() {
-            return null;
-        }
-
-        /** One attempt the loop asked for, and its outcome, which the test completes. */
-        record Call(String key, long ttlMillis, boolean waiting, String token, CompletableFuture<Attempt> outcome) {
-        }
-
-        static final class FakeSubscription implements ReleaseMessages.Subscription {
-
-            final byte[][] channels;
-
-            volatile int onNodes;
-
-            volatile boolean closed;
-
-            FakeSubscription(byte[][] channels) {
-                this.channels = channels;
-            }
-
-            @Override
-            public void onNodes() {
-                this.onNodes++;
-            }
-
-            @Override
-            public void close() {
-                this.closed = true;
-            }
-
-        }
-
     }
 
 }
