@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,10 +17,11 @@ final class Durations {
 
     /** A lease's time to live in whole ms: at least 1, at most {@code maxTtlMillis}. */
     static long ttlMillis(Duration ttl, long maxTtlMillis) {
-        if (ttl == null || ttl.isNegative() || ttl.toMillis() < 1) {
+        if (ttl == null || ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0) {
             throw new RedlockArgumentException("ttl", "ttl must be at least 1 ms, was " + ttl);
         }
-        if (ttl.toMillis() > maxTtlMillis) {
+        // In whole ms, as toMillis() counts them, but compared first: toMillis() overflows on the longest durations.
+        if (ttl.compareTo(Duration.ofMillis(maxTtlMillis).plusMillis(1)) >= 0) {
             throw new RedlockArgumentException("ttl", "ttl must be at most the maxTtl of " + Duration.ofMillis(maxTtlMillis)
                     + " (Redlock.builder().maxTtl(…), redlock.max-ttl), was " + ttl + "; for longer work, extend the lease "
                     + "(autoExtend) instead");
@@ -42,7 +44,7 @@ final class Durations {
 
     /** Nanoseconds as milliseconds with one decimal, for messages: {@code "12.3 ms"}. */
     static String millis(long nanos) {
-        return String.format("%.1f ms", nanos / (double) TimeUnit.MILLISECONDS.toNanos(1));
+        return String.format(Locale.ROOT, "%.1f ms", nanos / (double) TimeUnit.MILLISECONDS.toNanos(1));
     }
 
 }

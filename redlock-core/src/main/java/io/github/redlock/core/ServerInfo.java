@@ -28,7 +28,7 @@ record ServerInfo(String runId, long uptimeSeconds, boolean master, boolean dura
                 master = line.substring(5).trim().equals("master");
             }
         }
-        if (runId == null) {
+        if (runId == null || runId.isEmpty()) { // an empty one would hide every restart
             throw new IllegalArgumentException("INFO has no run_id");
         }
         return new ServerInfo(runId, uptime, master, durable);
