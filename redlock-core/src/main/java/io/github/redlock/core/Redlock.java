@@ -300,12 +300,99 @@ public final class Redlock implements AutoCloseable {
             // the exception reports every node.
             Futures.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
         }
+        throw refusal(lock, attempt, waitTime);
+    }
+
+    /** The failure of an attempt that got no lease, with what every node answered. */
+    private RedlockAcquisitionException refusal(Named lock, Attempt attempt, Duration waitTime) {
         String detail = attempt.problem();
         if (attempt.attempts() > 1) {
             String tries = attempt.attempts() + " attempts in " + waitTime.toMillis() + " ms";
             detail = (detail != null) ? detail + "; " + tries : tries;
         }
-        throw new RedlockAcquisitionException(lock.key(), attempt.agreed(), this.engine.quorum(), attempt.failures(), detail);
+        return new RedlockAcquisitionException(lock.key(), attempt.agreed(), this.engine.quorum(), attempt.failures(), detail);
+    }
+
+    /**
+     * Acquires the lock of {@code key} without blocking the caller, retrying until {@code waitTime} has passed: the
+     * asynchronous form of {@link #acquire(String, Duration, Duration)}, for callers that must not block a thread
+     * (coroutines, reactive pipelines). Cancelling the future stops the attempts, and a lease acquired meanwhile is
+     * released.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the lease; it fails with the {@link RedlockAcquisitionException} that
+     * {@link #acquire(String, Duration, Duration)} throws if the lock was not acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<RedlockLease> acquireAsync(String key, Duration ttl, Duration waitTime) {
+        return acquireOrFailAsync(new Named(LockType.EXCLUSIVE, key), ttl, waitTime);
+    }
+
+    /**
+     * Acquires the lock on all of {@code keys} at once without blocking the caller: the asynchronous form of
+     * {@link #acquire(List, Duration, Duration)}; see {@link #acquireAsync(String, Duration, Duration)}.
+     * @param keys the locks' names, at least one, none blank; duplicates count once
+     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the lease of all the keys; it fails with a {@link RedlockAcquisitionException} whose key is
+     * the keys joined with commas if they were not acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<RedlockLease> acquireAsync(List<String> keys, Duration ttl, Duration waitTime) {
+        return acquireOrFailAsync(Named.allOf(keys), ttl, waitTime);
+    }
+
+    /**
+     * Acquires the read lock of {@code key} without blocking the caller: the asynchronous form of
+     * {@link #acquireRead(String, Duration, Duration)}; see {@link #acquireAsync(String, Duration, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the reader's key, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the reader's lease; it fails with a {@link RedlockAcquisitionException} if it was not
+     * acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<RedlockLease> acquireReadAsync(String key, Duration ttl, Duration waitTime) {
+        return acquireOrFailAsync(new Named(LockType.READ, key), ttl, waitTime);
+    }
+
+    /**
+     * Acquires the write lock of {@code key} without blocking the caller: the asynchronous form of
+     * {@link #acquireWrite(String, Duration, Duration)}; see {@link #acquireAsync(String, Duration, Duration)}.
+     * @param key the lock's name, not blank
+     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
+     * @param waitTime how long to keep trying; zero for a single attempt
+     * @return a future of the writer's lease; it fails with a {@link RedlockAcquisitionException} if it was not
+     * acquired within the wait time
+     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     */
+    public CompletableFuture<RedlockLease> acquireWriteAsync(String key, Duration ttl, Duration waitTime) {
+        return acquireOrFailAsync(new Named(LockType.WRITE, key), ttl, waitTime);
+    }
+
+    private CompletableFuture<RedlockLease> acquireOrFailAsync(Named lock, Duration ttl, Duration waitTime) {
+        CompletableFuture<Attempt> attempt = start(lock, ttl, waitTime);
+        CompletableFuture<RedlockLease> result = new CompletableFuture<>();
+        // One hand-off, as in acquireAsync; a refusal waits for the stragglers (within the node timeouts) first, so
+        // that the exception reports every node, as the blocking form's does.
+        attempt.whenComplete((done, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            }
+            else if (done.lease() != null) {
+                if (!result.complete(done.lease())) {
+                    done.lease().releaseAsync();
+                }
+            }
+            else {
+                CompletableFuture<Void> stragglers = (done.call() == null) ? CompletableFuture.completedFuture(null)
+                        : done.call().allReplies().copy().completeOnTimeout(null, this.engine.callBoundNanos(), TimeUnit.NANOSECONDS);
+                stragglers.whenComplete((answered, error) -> result.completeExceptionally(refusal(lock, done, waitTime)));
+            }
+        });
+        result.whenComplete((value, failure) -> attempt.cancel(false));
+        return result;
     }
 
     /**

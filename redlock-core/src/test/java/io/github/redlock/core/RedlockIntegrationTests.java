@@ -2,9 +2,11 @@ package io.github.redlock.core;
 
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.redlock.core.TestSupport.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RedlockIntegrationTests {
 
@@ -210,6 +214,60 @@ class RedlockIntegrationTests {
         RedlockLease holder = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
         CompletableFuture<Optional<RedlockLease>> waiting = this.other.get().tryAcquireAsync("k", Duration.ofSeconds(10),
                 Duration.ofSeconds(30));
+        waiting.cancel(false);
+        holder.release();
+        // Nobody may pick up the lock for the cancelled caller: it stays free for a third client.
+        try (Redlock third = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
+            for (int i = 0; i < 5; i++) {
+                try (RedlockLease lease = third.acquire("k", Duration.ofSeconds(10), Duration.ofSeconds(2))) {
+                    assertThat(lease.isValid()).isTrue();
+                }
+                Thread.sleep(100); // longer than a retry delay of the cancelled caller, had it kept trying
+            }
+        }
+    }
+
+    @Test
+    void anAsyncAcquireFailsWithTheRefusalTheBlockingOneThrows() throws Exception {
+        RedlockLease holder = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        RedlockAcquisitionException blocking = catchThrowableOfType(RedlockAcquisitionException.class,
+                () -> this.other.get().acquire("k", Duration.ofSeconds(10), Duration.ofMillis(100)));
+        CompletableFuture<RedlockLease> refused = this.other.get().acquireAsync("k", Duration.ofSeconds(10), Duration.ofMillis(100));
+        assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOfSatisfying(RedlockAcquisitionException.class, (async) -> {
+                    assertThat(async.getKey()).isEqualTo(blocking.getKey()).isEqualTo("k");
+                    assertThat(async.getAgreedNodes()).isEqualTo(blocking.getAgreedNodes()).isZero();
+                    assertThat(async.getQuorum()).isEqualTo(3);
+                    assertThat(async.getNodeFailures()).as("every node reported").hasSize(5)
+                            .allSatisfy((node, why) -> assertThat(why).contains("held by another client"));
+                    assertThat(async.getMessage()).contains("attempts in 100 ms");
+                });
+        holder.release();
+        RedlockLease next = this.other.get().acquireAsync("k", Duration.ofSeconds(10), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertThat(next.isValid()).isTrue();
+        next.release();
+    }
+
+    @Test
+    void asyncAcquiresOfReadWriteAndSeveralKeysFailAsTheBlockingOnesDo() throws Exception {
+        RedlockLease writer = this.redlock.get().acquireWriteAsync("rw", Duration.ofSeconds(10), Duration.ZERO).get(10, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> this.other.get().acquireReadAsync("rw", Duration.ofSeconds(10), Duration.ZERO).get(10, TimeUnit.SECONDS))
+                .cause().isInstanceOf(RedlockAcquisitionException.class);
+        writer.release();
+        RedlockLease reader = this.other.get().acquireReadAsync("rw", Duration.ofSeconds(10), Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> this.redlock.get().acquireWriteAsync("rw", Duration.ofSeconds(10), Duration.ZERO).get(10, TimeUnit.SECONDS))
+                .cause().isInstanceOf(RedlockAcquisitionException.class);
+        reader.release();
+        RedlockLease both = this.redlock.get().acquireAsync(List.of("a", "b"), Duration.ofSeconds(10), Duration.ZERO).get(10, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> this.other.get().acquireAsync(List.of("b", "c"), Duration.ofSeconds(10), Duration.ZERO).get(10, TimeUnit.SECONDS))
+                .cause().isInstanceOfSatisfying(RedlockAcquisitionException.class, (refusal) -> assertThat(refusal.getKey()).isEqualTo("b,c"));
+        both.release();
+    }
+
+    @Test
+    void cancellingAnAsyncAcquireStopsItsAttempts() throws Exception {
+        RedlockLease holder = this.redlock.get().acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+        CompletableFuture<RedlockLease> waiting = this.other.get().acquireAsync("k", Duration.ofSeconds(10), Duration.ofSeconds(30));
         waiting.cancel(false);
         holder.release();
         // Nobody may pick up the lock for the cancelled caller: it stays free for a third client.

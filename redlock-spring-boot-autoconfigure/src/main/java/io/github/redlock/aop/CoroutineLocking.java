@@ -12,7 +12,9 @@ import io.github.redlock.core.RedlockLease;
 import kotlin.Unit;
 import kotlin.coroutines.AbstractCoroutineContextElement;
 import kotlin.coroutines.Continuation;
+import kotlin.coroutines.ContinuationInterceptor;
 import kotlin.coroutines.CoroutineContext;
+import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Job;
 import kotlinx.coroutines.ThreadContextElement;
 import org.apache.commons.logging.Log;
@@ -35,7 +37,9 @@ import reactor.core.publisher.SignalType;
  * children run (after a {@code delay}, in {@code withContext(Dispatchers.IO)}), the thread sees the coroutine's
  * locks while it runs the coroutine, and only then: a nested annotated call re-enters them and
  * {@link RedlockContext#currentLease()} returns the innermost lease. With {@code interruptOnLoss}, the loss of the
- * lease cancels the body's coroutine.
+ * lease cancels the body's coroutine. The lock is acquired without blocking a thread when the caller's dispatcher
+ * dispatches ({@link #dispatchedElsewhere}): it may arrive on a node connection's thread, where Spring subscribes to
+ * the body's {@code Mono}, whose coroutine then starts on that dispatcher.
  * <p>
  * Loaded only when Kotlin, Kotlin reflection and kotlinx-coroutines-reactor are on the classpath
  * ({@link LockedMethod#COROUTINES_PRESENT}); nothing else in the aspect refers to a Kotlin type.
@@ -92,6 +96,19 @@ final class CoroutineLocking {
             }
             return element.heldUntilTheBodyEnds(result);
         };
+    }
+
+    /**
+     * Whether the body's coroutine starts on its dispatcher's threads wherever it is started from, so that the lock
+     * may arrive on any thread: the caller's context has no interceptor (Spring then starts the body on
+     * {@code Dispatchers.Default}), or a dispatcher that dispatches. Not {@code Dispatchers.Unconfined}, nor another
+     * that runs in place, which would run the body on the thread that completed the acquisition, a node connection's.
+     */
+    boolean dispatchedElsewhere(ProceedingJoinPoint joinPoint) {
+        Object[] args = joinPoint.getArgs();
+        CoroutineContext context = ((Continuation<?>) args[args.length - 1]).getContext();
+        CoroutineContext.Element interceptor = context.get(ContinuationInterceptor.Key);
+        return interceptor == null || (interceptor instanceof CoroutineDispatcher dispatcher && dispatcher.isDispatchNeeded(context));
     }
 
     /** What cancels the coroutine of a call whose lease was lost: a cancellation caused by the loss. */

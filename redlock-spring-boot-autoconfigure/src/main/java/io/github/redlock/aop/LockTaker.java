@@ -1,6 +1,9 @@
 package io.github.redlock.aop;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.core.Redlock;
@@ -45,6 +48,66 @@ final class LockTaker {
         HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, runner);
         held.watch();
         return held;
+    }
+
+    /**
+     * Takes the lock without blocking the caller: the future completes with the held lock, with null when the call
+     * is to be skipped, or fails as the blocking form throws. Cancelling it stops the attempts, and a lock taken
+     * meanwhile is let go. For a call that holds the lock on no thread of its own: a suspend function's.
+     */
+    CompletableFuture<HeldLock> acquireAsync(LockedMethod locked, List<String> keys) {
+        Redlock lock = this.redlock.getObject();
+        long start = System.nanoTime();
+        // The core's own future, which its cancel stops: of a lease, or (SKIP) of an optional lease.
+        CompletableFuture<?> acquisition;
+        try {
+            acquisition = (keys.size() == 1) ? acquireAsync(lock, locked, keys.get(0)) : acquireAllAsync(lock, locked, keys);
+        }
+        catch (RuntimeException ex) {
+            this.observers.acquisition(locked.template(), false, System.nanoTime() - start);
+            throw ex;
+        }
+        CompletableFuture<HeldLock> result = new CompletableFuture<>();
+        acquisition.whenComplete((value, failure) -> {
+            RedlockLease lease = (value instanceof Optional<?> found) ? (RedlockLease) found.orElse(null) : (RedlockLease) value;
+            Runnable onRelease = this.observers.acquisition(locked.template(), lease != null, System.nanoTime() - start);
+            if (failure != null) {
+                result.completeExceptionally((failure instanceof CompletionException) ? failure.getCause() : failure);
+                return;
+            }
+            if (lease == null) {
+                result.complete(null);
+                return;
+            }
+            HeldLock held = new HeldLock(lease, locked, this.observers, onRelease, null);
+            held.watch();
+            if (!result.complete(held)) {
+                held.dropAsync(); // the caller went away (cancelled) as the lock was granted
+            }
+        });
+        result.whenComplete((held, failure) -> {
+            if (result.isCancelled()) {
+                acquisition.cancel(false); // stops the attempts; the core releases a lease that arrives later
+            }
+        });
+        return result;
+    }
+
+    private static CompletableFuture<?> acquireAllAsync(Redlock lock, LockedMethod locked, List<String> keys) {
+        return (locked.onFailure() == OnFailure.SKIP) ? lock.tryAcquireAsync(keys, locked.ttl(), locked.waitTime())
+                : lock.acquireAsync(keys, locked.ttl(), locked.waitTime());
+    }
+
+    private static CompletableFuture<?> acquireAsync(Redlock lock, LockedMethod locked, String key) {
+        boolean skip = locked.onFailure() == OnFailure.SKIP;
+        return switch (locked.mode()) {
+            case EXCLUSIVE -> skip ? lock.tryAcquireAsync(key, locked.ttl(), locked.waitTime())
+                    : lock.acquireAsync(key, locked.ttl(), locked.waitTime());
+            case READ -> skip ? lock.tryAcquireReadAsync(key, locked.ttl(), locked.waitTime())
+                    : lock.acquireReadAsync(key, locked.ttl(), locked.waitTime());
+            case WRITE -> skip ? lock.tryAcquireWriteAsync(key, locked.ttl(), locked.waitTime())
+                    : lock.acquireWriteAsync(key, locked.ttl(), locked.waitTime());
+        };
     }
 
     private static RedlockLease acquireAll(Redlock lock, LockedMethod locked, List<String> keys) {

@@ -1,8 +1,10 @@
 package io.github.redlock.aop;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.redlock.annotation.RedlockContextAccessor;
 import org.reactivestreams.Publisher;
@@ -73,6 +75,16 @@ final class ReactiveLocking {
     static Object reenter(LockedMethod locked, HeldLock outer, Callable<HeldLock> acquire, Invocation invoke) {
         return lock(locked, (slot) -> Mono.defer(() -> outer.retain() ? Mono.justOrEmpty(slot.arrived(outer))
                 : Mono.fromFuture(outer.released(), true).then(acquisition(slot, acquire))), invoke);
+    }
+
+    /**
+     * Wraps the method's publisher so that each subscription acquires the lock without blocking a thread: the lock
+     * arrives on the thread that completes the acquisition (a node connection's), where the method is called.
+     * Only for a suspend function whose body its coroutine dispatcher runs elsewhere.
+     * @param acquire returns a future of the lock, of null when the call is skipped, or of the failure
+     */
+    static Object lockAsync(LockedMethod locked, Supplier<CompletableFuture<HeldLock>> acquire, Invocation invoke) {
+        return lock(locked, (slot) -> Mono.fromFuture(acquire, false).mapNotNull(slot::arrived), invoke);
     }
 
     /** Acquires on a thread that may block, handing the lock to the slot on that thread, before Reactor sees it. */

@@ -119,6 +119,10 @@ public class RedlockedAspect implements Ordered {
                     ? this.coroutines.invocation(joinPoint, locked, heldKeys, outer, String.join(",", keys)) : proceed;
             // Re-entrant: the caller holds the key already. Each subscription becomes one more holder of that lock, so
             // that the result keeps it after the outer call returned.
+            if (outer == null && locked.result().suspending() && this.coroutines.dispatchedElsewhere(joinPoint)) {
+                // No thread waits for the lock: the body's coroutine starts on its dispatcher once the lock arrived.
+                return ReactiveLocking.lockAsync(locked, () -> this.locks.acquireAsync(locked, keys), invoke);
+            }
             return (outer != null) ? ReactiveLocking.reenter(locked, outer, acquire, invoke)
                     : ReactiveLocking.lock(locked, acquire, invoke);
         }

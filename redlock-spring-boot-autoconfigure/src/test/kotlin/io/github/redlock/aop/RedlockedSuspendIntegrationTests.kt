@@ -141,6 +141,43 @@ internal class RedlockedSuspendIntegrationTests {
     }
 
     @Test
+    fun cancellingACallThatWaitsForTheLockStopsItsAttemptsAndNeverRunsTheBody() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val probe = context.getBean(Probe::class.java)
+            val holder = this.other.get().acquire("queue", Duration.ofSeconds(10), Duration.ZERO)
+            runBlocking {
+                withTimeout(30_000) {
+                    val waiting = launch(Dispatchers.Default) { jobs.queued() }
+                    delay(300) // it waits for the holder now
+                    waiting.cancelAndJoin()
+                }
+            }
+            holder.release()
+            // Nobody may pick the lock up for the cancelled call: it stays free for the other client.
+            repeat(5) {
+                assertThat(take("queue", Duration.ofSeconds(2))).`as`("the key taken by the other client, round %d", it).isTrue()
+                Thread.sleep(100) // longer than a retry delay of the cancelled call, had it kept trying
+            }
+            assertThat(probe.runs.get()).`as`("bodies run").isZero()
+        }
+    }
+
+    @Test
+    fun theBodyRunsOnTheCallersDispatcherAndAnUnconfinedCallersNeverOnANodeConnectionsThread() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            runBlocking {
+                withTimeout(30_000) {
+                    assertThat(withContext(Dispatchers.Default) { jobs.whereAmI() }).startsWith("DefaultDispatcher-worker")
+                    val unconfined = withContext(Dispatchers.Unconfined) { jobs.whereAmI() }
+                    assertThat(unconfined).doesNotStartWith("lettuce-").doesNotStartWith("redlock-")
+                }
+            }
+        }
+    }
+
+    @Test
     fun cancellingTheCallingCoroutineReleasesTheLockAtOnce() {
         runner().run { context ->
             val jobs = context.getBean(Jobs::class.java)
@@ -353,6 +390,14 @@ internal class RedlockedSuspendIntegrationTests {
             this.probe.inside.decrementAndGet()
             this.probe.runs.incrementAndGet()
         }
+
+        @Redlocked(key = "queue", ttl = "10s", waitTime = "30s")
+        open suspend fun queued() {
+            this.probe.runs.incrementAndGet()
+        }
+
+        @Redlocked(key = "where", ttl = "10s")
+        open suspend fun whereAmI(): String = Thread.currentThread().name
 
         @Redlocked(key = "pair:#{#first}:#{#last}", ttl = "10s")
         open suspend fun keyOfLast(first: String, last: String): String = currentKey()
