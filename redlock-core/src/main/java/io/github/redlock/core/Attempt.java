@@ -2,17 +2,19 @@ package io.github.redlock.core;
 
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The outcome of an acquisition: a lease, or the node replies of the last attempt (null when no attempt
  * was decided) and what else went wrong.
  */
-record Attempt(RedlockLease lease, QuorumCall call, String problem, int attempts, boolean retrying) {
+record Attempt(@Nullable RedlockLease lease, @Nullable QuorumCall call, @Nullable String problem, int attempts, boolean retrying) {
 
     static Attempt acquired(RedlockLease lease) {
         return new Attempt(lease, null, null, 1, false);
     }
 
-    static Attempt failed(QuorumCall call, String problem, boolean retrying) {
+    static Attempt failed(@Nullable QuorumCall call, @Nullable String problem, boolean retrying) {
         return new Attempt(null, call, problem, 1, retrying);
     }
 

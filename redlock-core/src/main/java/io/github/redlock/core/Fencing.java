@@ -3,6 +3,7 @@ package io.github.redlock.core;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -99,10 +100,11 @@ final class Fencing {
      */
     static QuorumCall confirm(NodeSet nodes, LockType.Keys keys, byte[] token, long candidate, QuorumCall acquisition) {
         QuorumCall call = nodes.newCall("confirm-fencing");
+        byte[][] fence = Objects.requireNonNull(keys.fence(), "only a fenced acquisition confirms a fencing token");
         byte[][] args = { token, Long.toString(candidate).getBytes(StandardCharsets.US_ASCII) };
         for (int i = 0; i < nodes.size(); i++) {
             if (acquisition.maySetOn(i)) {
-                nodes.node(i).eval(LuaScript.CONFIRM_FENCING, keys.fence(), args, call, i);
+                nodes.node(i).eval(LuaScript.CONFIRM_FENCING, fence, args, call, i);
             }
             else {
                 call.record(i, NodeReply.NOT_SENT);

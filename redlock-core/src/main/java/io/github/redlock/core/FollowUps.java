@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The commands that follow an acquisition on every node it may have reached: the compare-and-delete release
@@ -36,7 +37,7 @@ final class FollowUps implements LeaseOperations {
          * Sends the lease's release as a handoff to a caller waiting behind it, if there is one; call in program order.
          * @return the release's call, or null when nobody takes the lock over (nothing was sent)
          */
-        QuorumCall handOver(LeaseHandle lease, long owedUntilNanos);
+        @Nullable QuorumCall handOver(LeaseHandle lease, long owedUntilNanos);
 
     }
 
@@ -87,13 +88,13 @@ final class FollowUps implements LeaseOperations {
             }));
         }
         catch (RuntimeException ex) {
-            if (observation != null) {
+            if (observations != null && observation != null) {
                 observations.released(observation, null, false, ex); // nothing was sent: its keys expire with their ttl
             }
             throw ex;
         }
         CompletableFuture<Boolean> released = sent.thenCompose(QuorumCall::decision);
-        if (observation != null) {
+        if (observations != null && observation != null) {
             released.whenComplete((done, failure) -> observations.released(observation, sent.getNow(null), done, failure));
         }
         RedlockObserver observer = this.nodes.observer();
@@ -123,7 +124,7 @@ final class FollowUps implements LeaseOperations {
             sent = this.nodes.inProgramOrder(() -> extend(script, keys, args, lease.acquisition()));
         }
         catch (RuntimeException ex) {
-            if (observation != null) {
+            if (observations != null && observation != null) {
                 observations.extended(observation, null, null, ex);
             }
             throw ex;
@@ -141,7 +142,7 @@ final class FollowUps implements LeaseOperations {
             }
             return (call.denied() > this.nodes.size() - this.nodes.quorum()) ? ExtendOutcome.REFUSED : ExtendOutcome.NOT_EXTENDED;
         }));
-        if (observation != null) {
+        if (observations != null && observation != null) {
             outcome.whenComplete((done, failure) -> observations.extended(observation, sent.getNow(null), done, failure));
         }
         return outcome;
@@ -163,7 +164,7 @@ final class FollowUps implements LeaseOperations {
     }
 
     @Override
-    public RedlockObserver observer() {
+    public @Nullable RedlockObserver observer() {
         return this.nodes.observer();
     }
 

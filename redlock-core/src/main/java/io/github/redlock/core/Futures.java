@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How the blocking API waits for the asynchronous algorithm: bounded, and never leaving behind a result that
  * nobody receives.
@@ -51,7 +53,7 @@ final class Futures {
         }
     }
 
-    private static RuntimeException rethrown(Throwable cause) {
+    private static RuntimeException rethrown(@Nullable Throwable cause) {
         return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
     }
 

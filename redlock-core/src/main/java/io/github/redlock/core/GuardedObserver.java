@@ -1,5 +1,7 @@
 package io.github.redlock.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Calls an application's {@link RedlockObserver} so that its failures never reach the algorithm: an observer
  * is called on I/O threads in the middle of quorum decisions, and an exception there would stall the
@@ -18,7 +20,7 @@ final class GuardedObserver implements RedlockObserver {
     }
 
     /** Wraps an observer; null stays null (no observer). */
-    static RedlockObserver of(RedlockObserver observer) {
+    static @Nullable RedlockObserver of(@Nullable RedlockObserver observer) {
         return (observer == null || observer instanceof GuardedObserver) ? observer : new GuardedObserver(observer);
     }
 

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The leases of one {@link Redlock} not released yet (they may have expired meanwhile), and whether the lock
  * was closed. Leases whose holders never released them are dropped once there are many. The newest exclusive
@@ -45,7 +47,7 @@ final class HeldLeases {
      * key, so an attempt would be refused until its release or the end of its validity), or null.
      * @param key the key as the caller named it
      */
-    RedlockLease holderOf(String key) {
+    @Nullable RedlockLease holderOf(String key) {
         RedlockLease lease = this.exclusive.get(key);
         return (lease != null && !lease.ended() && lease.isValid()) ? lease : null;
     }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lease needs from its lock: extension, release and a timer. A narrow view of the lock, so that a lease
@@ -36,7 +37,7 @@ interface LeaseOperations {
     long callBoundNanos();
 
     /** The lock's observer (guarded: it never throws), or null when there is none. */
-    RedlockObserver observer();
+    @Nullable RedlockObserver observer();
 
     /** Whether the lock was closed: nothing is extended or watched any more. */
     boolean isClosed();

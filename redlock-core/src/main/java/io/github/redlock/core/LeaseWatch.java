@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.util.Timeout;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Watches one lease on the lock's shared timer, with one timer task at a time (no thread per lease):
@@ -58,14 +59,14 @@ final class LeaseWatch {
     @SuppressWarnings("unused") // through HOLD_DEADLINE
     private volatile long holdDeadlineNanos;
 
-    private volatile Duration maxHold;
+    private volatile @Nullable Duration maxHold;
 
     /** Whether the keys live (almost) until {@code maxHold}: no further extension would add anything. */
     private volatile boolean holdReached;
 
     /** The timer task of the next extension or validity check, or null. */
     @SuppressWarnings("unused") // through WATCH
-    private volatile Timeout watch;
+    private volatile @Nullable Timeout watch;
 
     LeaseWatch(LeaseHandle lease, LeaseOperations operations, Holder holder) {
         this.lease = lease;

@@ -5,6 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Callers in this JVM that wait for the same exclusive lock, in arrival order: only the first of each line
  * contends in Redis; the others wait for their turn without sending anything, so that a hot key costs one
@@ -61,7 +63,7 @@ final class LocalLines {
      * Leaves the line of a lock (whatever the place in it); if the caller was first, the next one's turn comes.
      * @param held the lease the leaving caller obtained, or null (it gave up, failed or was cancelled)
      */
-    void leave(String key, Waiter waiter, RedlockLease held) {
+    void leave(String key, Waiter waiter, @Nullable RedlockLease held) {
         Waiter[] next = new Waiter[1];
         this.lines.computeIfPresent(key, (name, line) -> {
             if (line.first != waiter) {

@@ -7,6 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity (with fencing, two
  * rounds), the clean-up on every node after a failed attempt, the handoff of a released lease to a caller of this
@@ -34,7 +36,7 @@ final class LockEngine implements Retries.Attempts {
     private final byte[] queueMillis;
 
     /** The nodes' fencing counter, or null when fencing is off. */
-    private final byte[] counterKey;
+    private final byte @Nullable [] counterKey;
 
     /**
      * This client's id in the nodes' records of who waits for an exclusive key ({@code cleanup.lua}): its own
@@ -63,7 +65,7 @@ final class LockEngine implements Retries.Attempts {
     /** Set when the close begins: no attempt starts any more, while those under way finish. */
     private volatile boolean closing;
 
-    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte[] counterKey,
+    LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte @Nullable [] counterKey,
             ReleaseMessages messages) {
         this.nodes = nodes;
         this.counterKey = counterKey;
@@ -185,7 +187,7 @@ final class LockEngine implements Retries.Attempts {
     }
 
     /** @param lineKey the local line to wait in (an exclusive lock's key), or null to contend at once */
-    private CompletableFuture<Attempt> acquire(LockType type, String key, LockType.Keys keys, String lineKey, long ttlMillis,
+    private CompletableFuture<Attempt> acquire(LockType type, String key, LockType.Keys keys, @Nullable String lineKey, long ttlMillis,
             long waitNanos) {
         // Tracked before the closed check: a close either ends this acquisition, or is seen here.
         CompletableFuture<Attempt> result = this.acquisitions.track(new CompletableFuture<>());
@@ -199,7 +201,7 @@ final class LockEngine implements Retries.Attempts {
             return result;
         }
         LocalLines.Place place = (lineKey != null) ? this.lines.join(lineKey, retries.turn) : LocalLines.Place.UNLINED;
-        if (place == LocalLines.Place.UNLINED) {
+        if (lineKey == null || place == LocalLines.Place.UNLINED) {
             retries.start();
             return result;
         }
@@ -227,7 +229,7 @@ final class LockEngine implements Retries.Attempts {
      */
     @Override
     public CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis,
-            long deadlineNanos, boolean waiting, String acquisitionToken) {
+            long deadlineNanos, boolean waiting, @Nullable String acquisitionToken) {
         // The exclusive lock, on one key or several, draws a token per attempt. A read or write lock keeps one for
         // the acquisition: it is also its place in the nodes' queue, which must survive from one attempt to the next.
         // Either way each attempt's clean-up reaches every node before the next attempt's command, on the same connection.
@@ -235,13 +237,14 @@ final class LockEngine implements Retries.Attempts {
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = this.nodes.newCall(type.command());
         LuaScript script = type.acquireScript(keys.fence() != null, waiting);
-        byte[][] args = (script == null) ? null
-                : new byte[][] { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.queueMillis };
-        for (int i = 0; i < this.nodes.size(); i++) {
-            if (script == null) {
+        if (script == null) {
+            for (int i = 0; i < this.nodes.size(); i++) {
                 this.nodes.node(i).setIfAbsent(keys.acquire()[0], tokenBytes, ttlMillis, call, i);
             }
-            else {
+        }
+        else {
+            byte[][] args = { tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), this.queueMillis };
+            for (int i = 0; i < this.nodes.size(); i++) {
                 this.nodes.node(i).acquire(script, keys.acquire(), args, call, i);
             }
         }
@@ -273,7 +276,7 @@ final class LockEngine implements Retries.Attempts {
      * @param owedUntilNanos until when a release that cannot be sent now is still worth sending later
      * @return the lease's release call, or null when nobody takes the lock over: release as usual
      */
-    private QuorumCall handOver(LeaseHandle lease, long owedUntilNanos) {
+    private @Nullable QuorumCall handOver(LeaseHandle lease, long owedUntilNanos) {
         Retries successor = this.successors.remove(lease);
         if (successor == null) {
             return null;
@@ -370,7 +373,7 @@ final class LockEngine implements Retries.Attempts {
     }
 
     /** Why a quorum's grant came too late to hold the lock, or null: validity ran out, or the budget was spent. */
-    private String validityProblem(long elapsed, long ttlMillis) {
+    private @Nullable String validityProblem(long elapsed, long ttlMillis) {
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         long drift = this.nodes.drift(ttlNanos);
         if (ttlNanos - elapsed - drift <= 0) {
@@ -389,7 +392,7 @@ final class LockEngine implements Retries.Attempts {
      * start plus the ttl, less drift; a node that said no to the fencing token's confirmation holds nothing.
      */
     private Attempt granted(LockType type, String key, LockType.Keys keys, String token, QuorumCall acquisition,
-            QuorumCall confirmation, long ttlMillis, long fencingToken) {
+            @Nullable QuorumCall confirmation, long ttlMillis, long fencingToken) {
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         NodeExpiries expiries = new NodeExpiries(this.nodes.size(), acquisition.startNanos());
         for (int i = 0; i < this.nodes.size(); i++) {
@@ -413,13 +416,13 @@ final class LockEngine implements Retries.Attempts {
      * @param report the call whose replies the failure reports
      */
     private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
-            QuorumCall report, String problem, long ttlMillis, long deadlineNanos) {
+            QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos) {
         return failed(type, keys, tokenBytes, acquisition, report, problem, ttlMillis, deadlineNanos, false);
     }
 
     /** @param freed whether the attempt may have freed the lock (a failed handoff): its clean-up then publishes */
     private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
-            QuorumCall report, String problem, long ttlMillis, long deadlineNanos, boolean freed) {
+            QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos, boolean freed) {
         boolean retrying = System.nanoTime() - deadlineNanos < 0;
         Attempt failed = Attempt.failed(report, problem, retrying);
         boolean quiet = retrying && !freed;

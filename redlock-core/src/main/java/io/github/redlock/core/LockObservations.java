@@ -16,6 +16,7 @@ import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Observes acquisitions, releases and extensions as Micrometer {@link Observation}s. The only class of the lock
@@ -40,13 +41,13 @@ final class LockObservations {
     private final ObservationRegistry registry;
 
     /** The application's convention, or null for the registry's global one or the default. */
-    private final RedlockObservationConvention convention;
+    private final @Nullable RedlockObservationConvention convention;
 
     private final int quorum;
 
     private final OncePerMinute failures = new OncePerMinute(logger);
 
-    LockObservations(ObservationRegistry registry, RedlockObservationConvention convention, int quorum) {
+    LockObservations(ObservationRegistry registry, @Nullable RedlockObservationConvention convention, int quorum) {
         this.registry = registry;
         this.convention = (convention != null) ? new GuardedConvention(convention, this.failures) : null;
         this.quorum = quorum;
@@ -76,12 +77,12 @@ final class LockObservations {
      * Starts observing a release; {@link #released} stops it.
      * @return the observation under way, or null when it could not be started
      */
-    Started releasing(LeaseHandle lease) {
+    @Nullable Started releasing(LeaseHandle lease) {
         return start(Operation.RELEASE, lease.type(), lease.name(), lease.ttlMillis(), false);
     }
 
     /** Stops a release's observation with its outcome. */
-    void released(Started started, QuorumCall call, Boolean released, Throwable failure) {
+    void released(@Nullable Started started, @Nullable QuorumCall call, @Nullable Boolean released, @Nullable Throwable failure) {
         stop(started, (context) -> {
             context.setOutcome((released == null) ? outcome(failure) : released ? "released" : "not-held");
             if (call != null) {
@@ -94,12 +95,12 @@ final class LockObservations {
      * Starts observing an extension; {@link #extended} stops it.
      * @return the observation under way, or null when it could not be started
      */
-    Started extending(LeaseHandle lease, long ttlMillis, boolean automatic) {
+    @Nullable Started extending(LeaseHandle lease, long ttlMillis, boolean automatic) {
         return start(Operation.EXTEND, lease.type(), lease.name(), ttlMillis, automatic);
     }
 
     /** Stops an extension's observation with its outcome. */
-    void extended(Started started, QuorumCall call, ExtendOutcome outcome, Throwable failure) {
+    void extended(@Nullable Started started, @Nullable QuorumCall call, @Nullable ExtendOutcome outcome, @Nullable Throwable failure) {
         stop(started, (context) -> {
             context.setOutcome((outcome == null) ? outcome(failure) : switch (outcome) {
                 case EXTENDED -> "extended";
@@ -112,7 +113,7 @@ final class LockObservations {
         }, failure(failure));
     }
 
-    private Started start(Operation operation, LockType type, String key, long ttlMillis, boolean automatic) {
+    private @Nullable Started start(Operation operation, LockType type, String key, long ttlMillis, boolean automatic) {
         Observation observation = null;
         try {
             RedlockObservationContext context = new RedlockObservationContext(operation, key, MODES[type.ordinal()], Duration.ofMillis(ttlMillis),
@@ -138,7 +139,7 @@ final class LockObservations {
      * Stops an observation, each step on its own so that a step that throws never keeps the next from running:
      * the outcome, the error, then the stop, which must always be reached (handlers hold state until then).
      */
-    private void stop(Started started, Consumer<RedlockObservationContext> outcome, Throwable failure) {
+    private void stop(@Nullable Started started, Consumer<RedlockObservationContext> outcome, @Nullable Throwable failure) {
         if (started == null) {
             return;
         }
@@ -194,17 +195,17 @@ final class LockObservations {
     }
 
     /** The outcome of an operation that ended without a result: cancelled by its caller, or an error. */
-    private static String outcome(Throwable failure) {
+    private static String outcome(@Nullable Throwable failure) {
         return (unwrap(failure) instanceof CancellationException) ? "cancelled" : "error";
     }
 
     /** The failure to record as the observation's error: none for a caller's cancellation, which is no error. */
-    private static Throwable failure(Throwable failure) {
+    private static @Nullable Throwable failure(@Nullable Throwable failure) {
         Throwable cause = unwrap(failure);
         return (cause instanceof CancellationException) ? null : cause;
     }
 
-    private static Throwable unwrap(Throwable failure) {
+    private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 

@@ -2,6 +2,8 @@ package io.github.redlock.core;
 
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The kinds of lock and the Redis keys and scripts of each. The exclusive lock is one string key,
  * {@code <prefix><key>}, set with {@code SET NX PX} to the token: the layout of other Redlock clients, which
@@ -51,7 +53,7 @@ enum LockType {
      * The Redis keys of a lock of this type, and which of them each step uses.
      * @param counterKey the nodes' fencing counter, or null when fencing is off; a read lock is never fenced
      */
-    Keys keys(String redisKey, byte[] counterKey) {
+    Keys keys(String redisKey, byte @Nullable [] counterKey) {
         if (this == MULTI) {
             throw new IllegalStateException("a lock on several keys is named by multiKeys");
         }
@@ -90,7 +92,7 @@ enum LockType {
      * @param redisKeys the keys, distinct, in the order every script takes them (sorted)
      * @param counterKey the nodes' fencing counter, or null when fencing is off
      */
-    static Keys multiKeys(java.util.List<String> names, java.util.List<String> redisKeys, byte[] counterKey) {
+    static Keys multiKeys(java.util.List<String> names, java.util.List<String> redisKeys, byte @Nullable [] counterKey) {
         int size = redisKeys.size();
         byte[][] locks = new byte[size][];
         byte[][] channels = new byte[size][];
@@ -138,7 +140,7 @@ enum LockType {
      * @param fenced whether the keys include the fencing counter
      * @param waiting whether the caller will try again when refused (then a refusal says when the key expires)
      */
-    LuaScript acquireScript(boolean fenced, boolean waiting) {
+    @Nullable LuaScript acquireScript(boolean fenced, boolean waiting) {
         return switch (this) {
             case EXCLUSIVE -> fenced ? LuaScript.ACQUIRE_FENCED : waiting ? LuaScript.ACQUIRE_EXCLUSIVE : null;
             case MULTI -> fenced ? LuaScript.ACQUIRE_MULTI_FENCED : LuaScript.ACQUIRE_MULTI;
@@ -198,11 +200,11 @@ enum LockType {
      * @param channels where releases of the lock are published: one channel, or one per key of a {@link #MULTI}
      * lock (its release publishes on the channel of each key, as a single key's release would)
      */
-    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte[][] retryCleanup, byte[][] fence, java.util.List<String> names,
-            byte[][] waiting, byte[]... channels) {
+    record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte @Nullable [][] retryCleanup, byte @Nullable [][] fence,
+            java.util.@Nullable List<String> names, byte @Nullable [][] waiting, byte[]... channels) {
 
         /** The keys of {@code cleanup.lua}: the exclusive keys, then who waits for each; null for a read-write lock. */
-        byte[][] cleanupMarking() {
+        byte @Nullable [][] cleanupMarking() {
             if (this.waiting == null) {
                 return null;
             }
@@ -213,7 +215,8 @@ enum LockType {
 
         /** The keys of {@code handoff.lua}: the exclusive key and who waits for it. */
         byte[][] handoff() {
-            return new byte[][] { this.release[0], this.waiting[0] };
+            byte[][] waiting = java.util.Objects.requireNonNull(this.waiting, "a read-write lock is never handed over");
+            return new byte[][] { this.release[0], waiting[0] };
         }
 
         byte[][] cleanup(boolean retrying) {

@@ -14,6 +14,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.concurrent.EventExecutorGroup;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection to one node and its life: the first connect and its retries while the node is unreachable
@@ -40,9 +41,9 @@ final class NodeConnection implements RedisConnectionStateListener {
 
     private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
-    private volatile StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
 
-    private volatile RedisAsyncCommands<byte[], byte[]> commands;
+    private volatile @Nullable RedisAsyncCommands<byte[], byte[]> commands;
 
     private volatile boolean closed;
 
@@ -68,7 +69,7 @@ final class NodeConnection implements RedisConnectionStateListener {
     }
 
     /** The commands of the current connection, or null before the first one succeeded (and after close). */
-    RedisAsyncCommands<byte[], byte[]> commands() {
+    @Nullable RedisAsyncCommands<byte[], byte[]> commands() {
         return this.commands;
     }
 
@@ -92,7 +93,7 @@ final class NodeConnection implements RedisConnectionStateListener {
     }
 
     /** The current connection, or null before the first one succeeded. */
-    StatefulRedisConnection<byte[], byte[]> connection() {
+    @Nullable StatefulRedisConnection<byte[], byte[]> connection() {
         return this.connection;
     }
 
@@ -140,7 +141,7 @@ final class NodeConnection implements RedisConnectionStateListener {
         });
     }
 
-    private static String checkOptions(ClientOptions options) {
+    private static @Nullable String checkOptions(ClientOptions options) {
         if (options.getDisconnectedBehavior() != ClientOptions.DisconnectedBehavior.REJECT_COMMANDS) {
             return "refused: the connection's client must reject commands while disconnected "
                     + "(use NodeConnector.clientOptions(nodeTimeout) for its ClientOptions)";

@@ -18,6 +18,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Lettuce side shared by all nodes: one set of event loops and one timer (created here, or given by
@@ -34,13 +35,13 @@ final class NodeConnections {
     private final ClientResources resources;
 
     /** The resources this class created (and closes), or null when the application gave them. */
-    private final RedlockClientResources ownResources;
+    private final @Nullable RedlockClientResources ownResources;
 
-    private final RedisClient ownClient;
+    private final @Nullable RedisClient ownClient;
 
     private final NodeConnector connector;
 
-    private NodeConnections(ClientResources resources, RedlockClientResources ownResources, RedisClient ownClient,
+    private NodeConnections(ClientResources resources, @Nullable RedlockClientResources ownResources, @Nullable RedisClient ownClient,
             NodeConnector connector) {
         this.resources = resources;
         this.ownResources = ownResources;
@@ -48,9 +49,13 @@ final class NodeConnections {
         this.connector = connector;
     }
 
-    static NodeConnections create(ClientResources shared, NodeConnector connector, Duration nodeTimeout) {
-        RedlockClientResources created = (shared == null) ? RedlockClientResources.create() : null;
-        ClientResources resources = (created != null) ? created.resources() : shared;
+    static NodeConnections create(@Nullable ClientResources shared, @Nullable NodeConnector connector, Duration nodeTimeout) {
+        RedlockClientResources created = null;
+        ClientResources resources = shared;
+        if (resources == null) {
+            created = RedlockClientResources.create();
+            resources = created.resources();
+        }
         RedisClient client = null;
         if (connector == null) {
             client = RedisClient.create(resources);
@@ -130,7 +135,7 @@ final class NodeConnections {
          * Parses and checks the node list: not empty, every entry a Redis URI, no node twice.
          * @throws IllegalArgumentException naming the entry at fault and how to write it
          */
-        static Settings parse(List<String> nodes) {
+        static Settings parse(@Nullable List<String> nodes) {
             if (nodes == null || nodes.isEmpty()) {
                 throw new RedlockArgumentException("nodes", "nodes must list at least one Redis master, e.g. "
                         + "nodes(\"redis://10.0.0.1:6379\", \"redis://10.0.0.2:6379\", \"redis://10.0.0.3:6379\")");
@@ -149,7 +154,7 @@ final class NodeConnections {
             return new Settings(List.copyOf(uris));
         }
 
-        private static RedisURI parse(int index, String node) {
+        private static RedisURI parse(int index, @Nullable String node) {
             String where = "nodes[" + index + "]";
             if (node == null || node.isBlank()) {
                 throw new RedlockArgumentException("nodes", where + " must be a Redis URI such as redis://10.0.0.1:6379, was "

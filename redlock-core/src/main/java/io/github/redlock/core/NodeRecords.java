@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the clients of one key prefix recorded of one node on the other nodes (see {@code node-record.lua}): which
  * server processes ({@code run_id}) they saw on it, how long ago, and each client's {@code maxTtl} and quarantine.
@@ -45,12 +47,12 @@ record NodeRecords(List<Entry> entries) {
     }
 
     /** The record, of another server process than {@code runId}, that shows the node restarted while in use, or null. */
-    Entry otherProcess(String runId) {
+    @Nullable Entry otherProcess(String runId) {
         return this.entries.stream().filter((entry) -> !entry.runId().equals(runId)).findFirst().orElse(null);
     }
 
     /** The record of the client with the longest quarantine, or null when there is none. */
-    Entry longest() {
+    @Nullable Entry longest() {
         Entry longest = null;
         for (Entry entry : this.entries) {
             if (longest == null || entry.quarantineMillis() > longest.quarantineMillis()) {

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one node answered to one command of the algorithm: a yes, a no, or why there was no answer; for a yes
@@ -63,7 +64,7 @@ record NodeReply(Outcome outcome, String reason, long value) {
     }
 
     /** The outcome as the {@code redlock.node.command} meter names it; null when no command was sent. */
-    String metricOutcome() {
+    @Nullable String metricOutcome() {
         return switch (this.outcome) {
             case GRANTED, DENIED -> "ok";
             case REJECTED -> "rejected";

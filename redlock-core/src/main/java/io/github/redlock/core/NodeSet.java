@@ -9,6 +9,7 @@ import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.TimerTask;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The nodes as the algorithm uses them together: the quorum, calls to every node at once, the clock drift
@@ -34,10 +35,10 @@ final class NodeSet {
 
     private final double clockDriftFactor;
 
-    private final RedlockObserver observer;
+    private final @Nullable RedlockObserver observer;
 
     /** Observations of acquisitions, releases and extensions, or null when the application gave no registry. */
-    private final LockObservations observations;
+    private final @Nullable LockObservations observations;
 
     private final long callBoundNanos;
 
@@ -46,7 +47,7 @@ final class NodeSet {
      * @param observations the observations of lock operations, or null for none
      */
     NodeSet(RedisNodeClient[] nodes, Timer timer, Executor followUpExecutor, long nodeTimeoutNanos, double clockDriftFactor,
-            RedlockObserver observer, LockObservations observations) {
+            @Nullable RedlockObserver observer, @Nullable LockObservations observations) {
         this.nodes = nodes;
         this.names = new String[nodes.length];
         for (int i = 0; i < nodes.length; i++) {
@@ -86,12 +87,12 @@ final class NodeSet {
     }
 
     /** The guarded observer, or null. */
-    RedlockObserver observer() {
+    @Nullable RedlockObserver observer() {
         return this.observer;
     }
 
     /** The observations of lock operations, or null when there are none. */
-    LockObservations observations() {
+    @Nullable LockObservations observations() {
         return this.observations;
     }
 

@@ -1,6 +1,9 @@
 package io.github.redlock.core;
 
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether one node may vote: unchecked after each (re)connection until its check (see {@link RestartGuard})
@@ -13,19 +16,19 @@ final class NodeVote {
     private final AtomicReference<State> state = new AtomicReference<>(State.unchecked(0));
 
     /** The {@code run_id} the node last answered with in a check that decided, or null. */
-    private volatile String runId;
+    private volatile @Nullable String runId;
 
     /** The {@code run_id} of the node's latest answer to a check, decided or not, or null. */
-    private volatile String seenRunId;
+    private volatile @Nullable String seenRunId;
 
-    /** The current state. */
+    /** The current state: never null, as the reference starts with one and is only ever set to another. */
     State current() {
-        return this.state.get();
+        return Objects.requireNonNull(this.state.get());
     }
 
     /** Whether the node may vote now: checked since it connected, and out of quarantine. */
     boolean mayVote() {
-        State current = this.state.get();
+        State current = current();
         return current.checked() && current.fromNanos() - System.nanoTime() <= 0;
     }
 
@@ -35,7 +38,7 @@ final class NodeVote {
      * @return whether it was applied
      */
     boolean voteFrom(long epoch, long fromNanos, String reason) {
-        State current = this.state.get();
+        State current = current();
         return current.epoch() == epoch && !current.excluded()
                 && this.state.compareAndSet(current, new State(true, fromNanos, reason, epoch, false));
     }
@@ -48,7 +51,7 @@ final class NodeVote {
     boolean exclude(long epoch, long untilNanos, String reason) {
         State current;
         do {
-            current = this.state.get();
+            current = current();
             if (current.epoch() != epoch) {
                 return false;
             }
@@ -64,7 +67,7 @@ final class NodeVote {
 
     /** Why an acquisition is refused while the node may not vote. */
     NodeReply refusal(boolean connected) {
-        State current = this.state.get();
+        State current = current();
         if (!current.checked()) {
             return connected ? NodeReply.notVoting("not checked yet since it connected") : NodeReply.notConnected("disconnected");
         }
@@ -72,11 +75,11 @@ final class NodeVote {
                 + Durations.millis(Math.max(0, current.fromNanos() - System.nanoTime())) + ")");
     }
 
-    String runId() {
+    @Nullable String runId() {
         return this.runId;
     }
 
-    String seenRunId() {
+    @Nullable String seenRunId() {
         return this.seenRunId;
     }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.TimerTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Collects the replies of all nodes to one command sent to every node at once, and decides as soon as the
@@ -38,7 +39,7 @@ final class QuorumCall implements TimerTask {
 
     private final String command;
 
-    private final RedlockObserver observer;
+    private final @Nullable RedlockObserver observer;
 
     private final CompletableFuture<Boolean> decision = new CompletableFuture<>();
 
@@ -60,7 +61,7 @@ final class QuorumCall implements TimerTask {
      * @param command the command's name for the observer
      */
     QuorumCall(String[] nodes, int quorum, Timer timer, long nodeTimeoutNanos, NodeReply timedOut, String command,
-            RedlockObserver observer) {
+            @Nullable RedlockObserver observer) {
         this.nodes = nodes;
         this.quorum = quorum;
         this.replies = new AtomicReferenceArray<>(nodes.length);
@@ -81,8 +82,9 @@ final class QuorumCall implements TimerTask {
         if (!this.replies.compareAndSet(node, null, reply)) {
             return;
         }
-        if (this.observer != null && reply.metricOutcome() != null) {
-            this.observer.nodeCommand(this.nodes[node], this.command, reply.metricOutcome(),
+        String outcome = reply.metricOutcome();
+        if (this.observer != null && outcome != null) {
+            this.observer.nodeCommand(this.nodes[node], this.command, outcome,
                     System.nanoTime() - this.startNanos);
         }
         int granted;
@@ -158,7 +160,7 @@ final class QuorumCall implements TimerTask {
     }
 
     /** The node's reply so far, or null while it has neither answered nor timed out. */
-    NodeReply reply(int node) {
+    @Nullable NodeReply reply(int node) {
         return this.replies.get(node);
     }
 

@@ -13,6 +13,7 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.util.concurrent.EventExecutorGroup;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One Redis master, reached through one multiplexed asynchronous Lettuce connection. Commands are never
@@ -157,7 +158,7 @@ final class RedisNodeClient {
     }
 
     /** The current connection, or null before the first one succeeded. */
-    StatefulRedisConnection<byte[], byte[]> connection() {
+    @Nullable StatefulRedisConnection<byte[], byte[]> connection() {
         return this.link.connection();
     }
 
@@ -322,7 +323,7 @@ final class RedisNodeClient {
      * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
      * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
      */
-    private void send(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
+    private void send(LuaScript script, byte[][] keys, byte[][] args, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
         RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
         if (async == null) {
             if (call != null) {
@@ -412,7 +413,7 @@ final class RedisNodeClient {
         return closed;
     }
 
-    private static Throwable unwrap(Throwable failure) {
+    private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 

@@ -17,6 +17,7 @@ import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.observation.ObservationRegistry;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A distributed lock over N independent Redis masters, as antirez's Redlock algorithm describes: a lock is
@@ -53,7 +54,7 @@ public final class Redlock implements AutoCloseable {
     private final RestartGuard restartGuard;
 
     /** Observations of acquisitions, or null when the application gave no registry. */
-    private final LockObservations observations;
+    private final @Nullable LockObservations observations;
 
     private volatile boolean closed;
 
@@ -61,10 +62,10 @@ public final class Redlock implements AutoCloseable {
     private final AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
 
     /** The thread that runs the close, once it runs. */
-    private volatile Thread closingThread;
+    private volatile @Nullable Thread closingThread;
 
     Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard,
-            LockObservations observations) {
+            @Nullable LockObservations observations) {
         this.engine = engine;
         this.observations = observations;
         this.nodes = nodes;
@@ -587,7 +588,7 @@ public final class Redlock implements AutoCloseable {
      * A lock as the caller named it: a type and a key, or ({@link LockType#MULTI}) several keys, distinct and
      * sorted, with {@code key} the keys joined by commas.
      */
-    private record Named(LockType type, String key, List<String> keys) {
+    private record Named(LockType type, String key, @Nullable List<String> keys) {
 
         Named(LockType type, String key) {
             this(type, checkKey(key), null);
@@ -628,7 +629,7 @@ public final class Redlock implements AutoCloseable {
      */
     public static final class Builder {
 
-        private List<String> nodes;
+        private @Nullable List<String> nodes;
 
         private Duration nodeTimeout = Duration.ofMillis(50);
 
@@ -646,15 +647,15 @@ public final class Redlock implements AutoCloseable {
 
         private boolean fencing;
 
-        private ClientResources clientResources;
+        private @Nullable ClientResources clientResources;
 
-        private NodeConnector connector;
+        private @Nullable NodeConnector connector;
 
-        private RedlockObserver observer;
+        private @Nullable RedlockObserver observer;
 
-        private ObservationRegistry observationRegistry;
+        private @Nullable ObservationRegistry observationRegistry;
 
-        private RedlockObservationConvention observationConvention;
+        private @Nullable RedlockObservationConvention observationConvention;
 
         private Builder() {
         }
@@ -676,7 +677,8 @@ public final class Redlock implements AutoCloseable {
          * @return this builder
          */
         public Builder nodes(String... nodes) {
-            return nodes((nodes != null) ? Arrays.asList(nodes) : null);
+            this.nodes = (nodes != null) ? new ArrayList<>(Arrays.asList(nodes)) : null; // as nodes(List) does
+            return this;
         }
 
         /**
@@ -795,7 +797,7 @@ public final class Redlock implements AutoCloseable {
          * @param observer the observer, or {@code null} for none
          * @return this builder
          */
-        public Builder observer(RedlockObserver observer) {
+        public Builder observer(@Nullable RedlockObserver observer) {
             this.observer = observer;
             return this;
         }
@@ -809,7 +811,7 @@ public final class Redlock implements AutoCloseable {
          * @param observationRegistry the registry, or {@code null} for none
          * @return this builder
          */
-        public Builder observationRegistry(ObservationRegistry observationRegistry) {
+        public Builder observationRegistry(@Nullable ObservationRegistry observationRegistry) {
             this.observationRegistry = observationRegistry;
             return this;
         }
@@ -822,7 +824,7 @@ public final class Redlock implements AutoCloseable {
          * @param observationConvention the convention, or {@code null} for the default
          * @return this builder
          */
-        public Builder observationConvention(RedlockObservationConvention observationConvention) {
+        public Builder observationConvention(@Nullable RedlockObservationConvention observationConvention) {
             this.observationConvention = observationConvention;
             return this;
         }

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a lock could not be acquired within the wait time. The message names the key, how many
  * nodes agreed, the quorum, and each node that did not agree with its reason; the same facts are
@@ -31,7 +33,7 @@ public class RedlockAcquisitionException extends RuntimeException {
      * @param detail what else went wrong (e.g. validity ran out, attempts made), or {@code null}
      */
     public RedlockAcquisitionException(String key, int agreedNodes, int quorum, Map<String, String> nodeFailures,
-            String detail) {
+            @Nullable String detail) {
         super(message(key, agreedNodes, quorum, nodeFailures, detail));
         this.key = key;
         this.agreedNodes = agreedNodes;
@@ -39,7 +41,7 @@ public class RedlockAcquisitionException extends RuntimeException {
         this.nodeFailures = Collections.unmodifiableMap(new LinkedHashMap<>(nodeFailures));
     }
 
-    private static String message(String key, int agreed, int quorum, Map<String, String> failures, String detail) {
+    private static String message(String key, int agreed, int quorum, Map<String, String> failures, @Nullable String detail) {
         StringBuilder message = new StringBuilder("Could not acquire lock '").append(key).append("': ")
                 .append(agreed).append(" node(s) agreed, quorum is ").append(quorum);
         if (detail != null) {

@@ -5,9 +5,12 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A held Redlock: the key, the token stored under it on a quorum of nodes, and the validity deadline
@@ -65,11 +68,11 @@ public final class RedlockLease implements AutoCloseable {
     private final Instant acquiredAt = Instant.now();
 
     /** Why the lease was lost before its release, or null. */
-    private volatile String lostBecause;
+    private volatile @Nullable String lostBecause;
 
     /** Completed when the lease is lost; created on demand by {@link #lost()}. */
     @SuppressWarnings("unused") // through LOST
-    private volatile CompletableFuture<Void> lost;
+    private volatile @Nullable CompletableFuture<Void> lost;
 
     RedlockLease(LeaseOperations operations, LeaseHandle handle, String key, String token) {
         this.operations = operations;
@@ -319,7 +322,7 @@ public final class RedlockLease implements AutoCloseable {
         }
         CompletableFuture<Boolean> mine = new CompletableFuture<>();
         if (!this.release.compareAndSet(null, mine)) {
-            return this.release.get();
+            return Objects.requireNonNull(this.release.get()); // set once, never cleared
         }
         this.watch.stop();
         try {

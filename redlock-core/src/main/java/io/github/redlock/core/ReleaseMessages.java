@@ -18,6 +18,7 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The release messages that waiters listen to: every release publishes its lease's token on its lock's channel
@@ -57,7 +58,7 @@ final class ReleaseMessages implements AutoCloseable {
 
     private volatile boolean closed;
 
-    private volatile ScheduledFuture<?> resubscribe;
+    private volatile @Nullable ScheduledFuture<?> resubscribe;
 
     /** Each channel's waiters, by content; changed only inside the map's compute functions. */
     private final ConcurrentHashMap<ByteBuffer, Channel> channels = new ConcurrentHashMap<>();

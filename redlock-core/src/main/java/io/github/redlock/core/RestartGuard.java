@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides, each time a node (re)connects and before it votes, whether it must wait: the "delayed restart"
@@ -76,12 +77,12 @@ final class RestartGuard implements AutoCloseable {
     private final EventExecutorGroup scheduler;
 
     /** Raises a node's fencing counter before it votes; null when fencing is off. */
-    private final Fencing fencing;
+    private final @Nullable Fencing fencing;
 
-    private volatile ScheduledFuture<?> refresh;
+    private volatile @Nullable ScheduledFuture<?> refresh;
 
     RestartGuard(RedisNodeClient[] nodes, String keyPrefix, RestartQuarantine mode, long maxTtlMillis, long driftNanos,
-            Fencing fencing, EventExecutorGroup scheduler) {
+            @Nullable Fencing fencing, EventExecutorGroup scheduler) {
         this.nodes = nodes;
         this.fencing = fencing;
         this.mode = mode;
@@ -182,20 +183,21 @@ final class RestartGuard implements AutoCloseable {
      * saw on it before ({@code previous}, or null), the other nodes' records of it (null when too few answered) and
      * its marker as it was before this check ({@code kept}).
      */
-    private Verdict judge(int index, ServerInfo info, String previous, NodeRecords records, Object kept) {
+    private Verdict judge(int index, ServerInfo info, @Nullable String previous, @Nullable NodeRecords records, @Nullable Object kept) {
         if (records == null) {
             this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
             return Verdict.UNDECIDED; // fails closed: the longest max-ttl of the fleet is unknown
         }
         NodeRecords.Entry longest = records.longest();
-        boolean fleetLonger = longest != null && longest.quarantineMillis() > this.quarantineMillis;
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos(fleetLonger ? longest.quarantineMillis() : this.quarantineMillis)
+        // The record of a client of the fleet whose quarantine is longer than this client's, or null.
+        NodeRecords.Entry longer = (longest != null && longest.quarantineMillis() > this.quarantineMillis) ? longest : null;
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos((longer != null) ? longer.quarantineMillis() : this.quarantineMillis)
                 - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
         if (waitNanos <= 0) {
             return Verdict.VOTE;
         }
-        String length = fleetLonger ? "; it waits for the longest max-ttl that a client of this prefix recorded for it, a max-ttl of "
-                + seconds(longest.maxTtlMillis()) + " (this client's is " + seconds(this.maxTtlMillis) + ")"
+        String length = (longer != null) ? "; it waits for the longest max-ttl that a client of this prefix recorded for it, a max-ttl of "
+                + seconds(longer.maxTtlMillis()) + " (this client's is " + seconds(this.maxTtlMillis) + ")"
                 : "; it waits for this client's max-ttl of " + seconds(this.maxTtlMillis);
         if (this.mode == RestartQuarantine.ALWAYS) {
             return new Verdict(true, "up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)" + length, waitNanos);
@@ -238,7 +240,7 @@ final class RestartGuard implements AutoCloseable {
      * Why the node is not an independent master, or null: a replica, or the same server process (run_id) as a
      * node listed before it. Of two addresses of one server, the one listed first votes.
      */
-    private String notIndependent(int index, ServerInfo info) {
+    private @Nullable String notIndependent(int index, ServerInfo info) {
         if (!info.master()) {
             return "a replica, not a master: Redlock needs independent masters";
         }
@@ -374,7 +376,7 @@ final class RestartGuard implements AutoCloseable {
      * @param quarantine why the node waits, or null when it votes
      * @param waitNanos how much longer the node waits, when it does
      */
-    private record Verdict(boolean decided, String quarantine, long waitNanos) {
+    private record Verdict(boolean decided, @Nullable String quarantine, long waitNanos) {
 
         static final Verdict VOTE = new Verdict(true, null, 0);
 

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The retry loop of one acquisition. Between attempts it waits; a release ({@link #wake(ByteBuffer, boolean)}) or the
  * end of the delay, whichever comes first, starts the next attempt, once. An attempt after the first is
@@ -27,7 +29,7 @@ final class Retries implements Runnable {
 
         /** One attempt (see {@code LockEngine}). */
         CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
-                boolean waiting, String acquisitionToken);
+                boolean waiting, @Nullable String acquisitionToken);
 
         /** Whether the lock was closed. */
         boolean isClosed();
@@ -87,7 +89,7 @@ final class Retries implements Runnable {
      * The read or write lock's token for every attempt (its place in the queue); null for the exclusive lock, on one
      * key or several, which draws one per attempt.
      */
-    private final String token;
+    private final @Nullable String token;
 
     /** Whether an attempt is under way or the loop waits; only the one who moves it from waiting starts the next. */
     private final AtomicInteger phase = new AtomicInteger(ATTEMPTING);
@@ -103,16 +105,16 @@ final class Retries implements Runnable {
     private final AtomicBoolean started = new AtomicBoolean();
 
     /** How this caller listens for releases; null for a caller that does not wait. */
-    private volatile ReleaseMessages.Subscription subscription;
+    private volatile ReleaseMessages.@Nullable Subscription subscription;
 
     /** The token of the last release in this JVM that woke this caller: the nodes' messages of it are ignored. */
-    private volatile ByteBuffer lastLocalRelease;
+    private volatile @Nullable ByteBuffer lastLocalRelease;
 
     /**
      * While this caller waits for a local predecessor's lease ({@link #startBehind}): that lease's token; other
      * releases are ignored, as they are older ones (their nodes' messages may still arrive). Null otherwise.
      */
-    private volatile ByteBuffer awaitedRelease;
+    private volatile @Nullable ByteBuffer awaitedRelease;
 
     /** What the local line calls when this caller's turn comes; one instance, as the line knows it by identity. */
     final LocalLines.Waiter turn = this::yourTurn;
@@ -150,7 +152,7 @@ final class Retries implements Runnable {
      * now, or, when the one before got the lock, once it is released.
      * @param before the lease the caller before this one obtained, or null
      */
-    private void yourTurn(RedlockLease before) {
+    private void yourTurn(@Nullable RedlockLease before) {
         if (System.nanoTime() - this.deadlineNanos >= 0) {
             outOfTime();
         }
@@ -357,7 +359,7 @@ final class Retries implements Runnable {
      * PTTL, counted from the attempt's decision, plus a millisecond); {@code Long.MAX_VALUE} when the nodes
      * did not say (a read-write lock, a timeout, a key without expiry).
      */
-    private long untilQuorumFree(QuorumCall call) {
+    private long untilQuorumFree(@Nullable QuorumCall call) {
         if (call == null || call.granted() >= this.engine.quorum()) {
             return Long.MAX_VALUE; // no word from the nodes, or a quorum that came too late: the delay decides
         }

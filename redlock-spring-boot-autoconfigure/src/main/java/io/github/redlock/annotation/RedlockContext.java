@@ -3,6 +3,7 @@ package io.github.redlock.annotation;
 import java.util.Optional;
 
 import io.github.redlock.core.RedlockLease;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease of the lock that the running {@link Redlocked @Redlocked} method holds, for code that needs it: its
@@ -113,11 +114,11 @@ public final class RedlockContext {
 
         private final RedlockLease lease;
 
-        private final RedlockLease previous;
+        private final @Nullable RedlockLease previous;
 
         private boolean closed; // only its owner thread reads or writes it
 
-        OpenScope(Thread owner, RedlockLease lease, RedlockLease previous) {
+        OpenScope(Thread owner, RedlockLease lease, @Nullable RedlockLease previous) {
             this.owner = owner;
             this.lease = lease;
             this.previous = previous;

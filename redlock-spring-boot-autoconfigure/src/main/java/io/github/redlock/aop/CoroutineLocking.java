@@ -20,6 +20,7 @@ import kotlinx.coroutines.ThreadContextElement;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.ProceedingJoinPoint;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -65,8 +66,8 @@ final class CoroutineLocking {
      * @param outer the lock the caller holds already, which a re-entrant call shares, or null
      * @param key the evaluated key or keys, for the message of a loss
      */
-    ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, LockedMethod locked, List<String> heldKeys, HeldLock outer,
-            String key) {
+    ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, LockedMethod locked, List<String> heldKeys,
+            @Nullable HeldLock outer, String key) {
         Map<String, HeldLock> callers = this.holds.snapshot();
         return (held) -> {
             if (!held.retain()) {
@@ -154,13 +155,13 @@ final class CoroutineLocking {
         private final RedlockLease lease;
 
         /** The Job of the body's coroutine once it started, or {@link #NEVER_STARTED}. */
-        private volatile Object body;
+        private volatile @Nullable Object body;
 
         /** 1 once the body's hold of the lock was let go. */
         private volatile int letGo;
 
         /** The cancellation of a loss, once the lease was lost. */
-        private volatile CancellationException lost;
+        private volatile @Nullable CancellationException lost;
 
         /** The body's coroutine becomes a holder of {@code held}, which the caller retained for it. */
         Holds(HoldsKey key, ReentrantHolds holds, Map<String, HeldLock> mine, HeldLock held) {

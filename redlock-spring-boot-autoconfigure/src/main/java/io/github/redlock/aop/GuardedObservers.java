@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -24,7 +25,7 @@ final class GuardedObservers {
     private final ObjectProvider<RedlockedObserver> provider;
 
     /** The observer beans, looked up at the first call (they are singletons; the aspect is created early). */
-    private volatile List<RedlockedObserver> observers;
+    private volatile @Nullable List<RedlockedObserver> observers;
 
     private final Warning acquisitionFailed = new Warning("acquisition(…)");
 
@@ -40,7 +41,7 @@ final class GuardedObservers {
      * Tells each observer of an acquisition attempt.
      * @return runs each observer's release callback, guarded; null when there is nothing to run
      */
-    Runnable acquisition(String lock, boolean acquired, long nanos) {
+    @Nullable Runnable acquisition(String lock, boolean acquired, long nanos) {
         List<RedlockedObserver> all = observers();
         if (all.isEmpty()) {
             return null;
@@ -74,7 +75,7 @@ final class GuardedObservers {
         }
     }
 
-    private Runnable acquisition(RedlockedObserver observer, String lock, boolean acquired, long nanos) {
+    private @Nullable Runnable acquisition(RedlockedObserver observer, String lock, boolean acquired, long nanos) {
         try {
             return observer.acquisition(lock, acquired, nanos);
         }

@@ -8,6 +8,7 @@ import io.github.redlock.annotation.LockMode;
 import io.github.redlock.core.RedlockLease;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock held for annotated calls: extended automatically if asked, watched for loss (counted once; the
@@ -36,7 +37,7 @@ final class HeldLock {
 
     private final GuardedObservers observers;
 
-    private final Runnable onRelease;
+    private final @Nullable Runnable onRelease;
 
     private volatile int holders = 1; // the acquiring call
 
@@ -46,16 +47,17 @@ final class HeldLock {
     private final CompletableFuture<Void> released = new CompletableFuture<>();
 
     /** The thread to interrupt on loss, while it runs the method; null when not asked to. */
-    private final Thread runner;
+    private final @Nullable Thread runner;
 
-    private final ReentrantLock runnerLock;
+    /** Guards the runner's interrupt; null when there is no runner. */
+    private final @Nullable ReentrantLock runnerLock;
 
     private boolean running = true; // guarded by runnerLock
 
     /** Whether the loss interrupted the runner, which was not interrupted before. */
     private boolean interruptedByLoss; // guarded by runnerLock
 
-    HeldLock(RedlockLease lease, LockedMethod locked, GuardedObservers observers, Runnable onRelease, Thread runner) {
+    HeldLock(RedlockLease lease, LockedMethod locked, GuardedObservers observers, @Nullable Runnable onRelease, @Nullable Thread runner) {
         this.lease = lease;
         this.locked = locked;
         this.observers = observers;
@@ -135,7 +137,7 @@ final class HeldLock {
      * next task of a pool, the caller's next wait). The thread's own earlier interrupt is kept.
      */
     void callReturned() {
-        if (this.runner == null) {
+        if (this.runnerLock == null) { // no runner
             return;
         }
         boolean clear;
@@ -171,7 +173,7 @@ final class HeldLock {
     /** The lease was lost while a holder worked (the core logged why). */
     private void onLost() {
         countLoss();
-        if (this.runner != null) {
+        if (this.runner != null && this.runnerLock != null) {
             this.runnerLock.lock();
             try {
                 // Under the lock, so that no interrupt lands after callReturned(); the runner's own interrupt,

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -35,7 +37,7 @@ final class KeyEvaluator {
      * @param args the call's arguments as the proxy received them: a suspend function's end with its
      * {@code Continuation}, which Spring's evaluation context drops itself ({@code #root.args} is without it)
      */
-    List<String> evaluate(LockedMethod locked, Method method, Object[] args, Object target, Class<?> targetClass) {
+    List<String> evaluate(LockedMethod locked, Method method, @Nullable Object[] args, Object target, Class<?> targetClass) {
         List<KeyTemplate> templates = locked.keys();
         if (templates.size() == 1) {
             KeyTemplate template = templates.get(0);
@@ -53,9 +55,9 @@ final class KeyEvaluator {
         return List.copyOf(keys);
     }
 
-    private MethodBasedEvaluationContext context(LockedMethod locked, Method method, Object[] args, Object target,
+    private MethodBasedEvaluationContext context(LockedMethod locked, Method method, @Nullable Object[] args, Object target,
             Class<?> targetClass) {
-        Object[] values = locked.result().suspending() ? Arrays.copyOf(args, args.length - 1) : args;
+        @Nullable Object[] values = locked.result().suspending() ? Arrays.copyOf(args, args.length - 1) : args;
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 new RedlockedRoot(method, values, target, targetClass), method, args, this.parameterNames);
         context.setBeanResolver(this.beanResolver);
@@ -72,7 +74,7 @@ final class KeyEvaluator {
         private final Map<Method, String[]> names = new ConcurrentHashMap<>();
 
         @Override
-        public String[] getParameterNames(Method method) {
+        public String @Nullable [] getParameterNames(Method method) {
             String[] found = this.names.computeIfAbsent(method, (key) -> {
                 String[] discovered = this.discoverer.getParameterNames(key);
                 return (discovered != null) ? discovered : UNKNOWN;
@@ -81,7 +83,7 @@ final class KeyEvaluator {
         }
 
         @Override
-        public String[] getParameterNames(Constructor<?> constructor) {
+        public String @Nullable [] getParameterNames(Constructor<?> constructor) {
             return this.discoverer.getParameterNames(constructor);
         }
 

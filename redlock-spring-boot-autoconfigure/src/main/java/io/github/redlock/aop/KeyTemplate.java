@@ -2,6 +2,8 @@ package io.github.redlock.aop;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.aot.AotDetector;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -69,10 +71,10 @@ final class KeyTemplate {
      * @return the key, never empty
      * @throws IllegalArgumentException when a part is null or the key is empty, naming the part
      */
-    String evaluate(EvaluationContext context, String method) {
+    String evaluate(@Nullable EvaluationContext context, String method) {
         StringBuilder key = new StringBuilder();
         for (Expression part : this.parts) {
-            Object value = part.getValue(context);
+            Object value = (context != null) ? part.getValue(context) : part.getValue(); // no context: a literal
             if (value == null) {
                 throw new IllegalArgumentException("@Redlocked key '" + this.template + "' of " + method + ": the part #{"
                         + part.getExpressionString() + "} evaluated to null; pass a non-null value or change the key");

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import io.github.redlock.annotation.OnFailure;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -27,7 +28,7 @@ final class LockTaker {
     }
 
     /** Returns the held lock, or null when the call is to be skipped; throws when it must fail. */
-    HeldLock acquire(LockedMethod locked, List<String> keys) {
+    @Nullable HeldLock acquire(LockedMethod locked, List<String> keys) {
         Redlock lock = this.redlock.getObject();
         long start = System.nanoTime();
         RedlockLease lease;
@@ -110,12 +111,12 @@ final class LockTaker {
         };
     }
 
-    private static RedlockLease acquireAll(Redlock lock, LockedMethod locked, List<String> keys) {
+    private static @Nullable RedlockLease acquireAll(Redlock lock, LockedMethod locked, List<String> keys) {
         return (locked.onFailure() == OnFailure.SKIP) ? lock.tryAcquire(keys, locked.ttl(), locked.waitTime()).orElse(null)
                 : lock.acquire(keys, locked.ttl(), locked.waitTime());
     }
 
-    private static RedlockLease acquire(Redlock lock, LockedMethod locked, String key) {
+    private static @Nullable RedlockLease acquire(Redlock lock, LockedMethod locked, String key) {
         boolean skip = locked.onFailure() == OnFailure.SKIP;
         return switch (locked.mode()) {
             case EXCLUSIVE -> skip ? lock.tryAcquire(key, locked.ttl(), locked.waitTime()).orElse(null)

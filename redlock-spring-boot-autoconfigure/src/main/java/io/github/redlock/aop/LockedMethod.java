@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.OnFailure;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
@@ -33,7 +34,7 @@ import org.springframework.util.ClassUtils;
  * hands the advice) and a Reactive Streams publisher; else null
  */
 record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
-        String description, LockMode mode, Duration maxHold, boolean interruptOnLoss, ReactiveAdapter adapter) {
+        String description, LockMode mode, @Nullable Duration maxHold, boolean interruptOnLoss, @Nullable ReactiveAdapter adapter) {
 
     /** Whether the lease is watched for loss while the method runs (extension, or interruption). */
     boolean watchesLoss() {
@@ -51,7 +52,7 @@ record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration 
             && ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", LockedMethod.class.getClassLoader());
 
     /** The value a skipped call returns. */
-    Object skippedValue() {
+    @Nullable Object skippedValue() {
         return switch (this.result) {
             case OPTIONAL -> Optional.empty();
             case COMPLETION_STAGE -> CompletableFuture.completedFuture(null);
@@ -130,7 +131,7 @@ record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration 
          * The adapter between the method's reactive result and a publisher, or null when the result is not reactive:
          * a suspend function's is the {@code Mono} or {@code Flux} that Spring's AOP hands the advice.
          */
-        ReactiveAdapter adapterOf(Method method) {
+        @Nullable ReactiveAdapter adapterOf(Method method) {
             return switch (this) {
                 case MONO, FLUX -> adapterOf(method.getReturnType());
                 case SUSPEND, SUSPEND_FLOW -> ReactiveLocking.suspendingAdapter(multiValued());
@@ -139,7 +140,7 @@ record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration 
         }
 
         /** The adapter of a reactive return type (Reactor present), or null. */
-        private static ReactiveAdapter adapterOf(Class<?> returnType) {
+        private static @Nullable ReactiveAdapter adapterOf(Class<?> returnType) {
             if (!REACTOR_PRESENT || Optional.class == returnType || CompletionStage.class.isAssignableFrom(returnType)) {
                 return null;
             }

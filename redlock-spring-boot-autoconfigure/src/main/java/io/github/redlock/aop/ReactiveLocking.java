@@ -1,5 +1,6 @@
 package io.github.redlock.aop;
 
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -7,6 +8,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redlock.annotation.RedlockContextAccessor;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -36,13 +38,13 @@ final class ReactiveLocking {
     }
 
     /** The adapter of a reactive return type, or null when the type is not reactive. */
-    static ReactiveAdapter adapterOf(Class<?> returnType) {
+    static @Nullable ReactiveAdapter adapterOf(Class<?> returnType) {
         return ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
     }
 
     /** The adapter of what Spring's AOP hands the advice of a Kotlin suspend function: a {@code Flux}, or a {@code Mono}. */
     static ReactiveAdapter suspendingAdapter(boolean multiValued) {
-        return adapterOf(multiValued ? Flux.class : Mono.class);
+        return Objects.requireNonNull(adapterOf(multiValued ? Flux.class : Mono.class), "Reactor registers Flux and Mono");
     }
 
     /** How a reactive return type completes: one value at most, or many. */
@@ -52,7 +54,7 @@ final class ReactiveLocking {
 
     /** What a skipped call returns: an empty result of the method's type. */
     static Object empty(LockedMethod locked) {
-        return locked.adapter().fromPublisher(locked.result().multiValued() ? Flux.empty() : Mono.empty());
+        return adapter(locked).fromPublisher(locked.result().multiValued() ? Flux.empty() : Mono.empty());
     }
 
     /**
@@ -93,7 +95,7 @@ final class ReactiveLocking {
     }
 
     private static Object lock(LockedMethod locked, Function<Slot, Mono<HeldLock>> lockFor, Invocation invoke) {
-        ReactiveAdapter adapter = locked.adapter();
+        ReactiveAdapter adapter = adapter(locked);
         if (!locked.result().multiValued()) {
             return adapter.fromPublisher(Mono.defer(() -> {
                 Slot slot = new Slot();
@@ -118,6 +120,11 @@ final class ReactiveLocking {
         return (context) -> context.put(RedlockContextAccessor.KEY, held.lease());
     }
 
+    /** The adapter of a reactive result: every method locked here has one ({@link LockedMethod.Result#adapterOf}). */
+    private static ReactiveAdapter adapter(LockedMethod locked) {
+        return Objects.requireNonNull(locked.adapter(), "a reactive result has an adapter");
+    }
+
     private static Publisher<?> call(ReactiveAdapter adapter, Invocation invoke, HeldLock held) {
         try {
             Object result = invoke.proceed(held);
@@ -132,7 +139,7 @@ final class ReactiveLocking {
     @FunctionalInterface
     interface Invocation {
 
-        Object proceed(HeldLock held) throws Throwable;
+        @Nullable Object proceed(HeldLock held) throws Throwable;
 
     }
 
@@ -149,7 +156,7 @@ final class ReactiveLocking {
         private final AtomicReference<Object> state = new AtomicReference<>();
 
         /** Runs the acquisition; a failure after the subscriber went away (interrupted by the cancel) is nobody's. */
-        HeldLock acquire(Callable<HeldLock> acquire) throws Exception {
+        @Nullable HeldLock acquire(Callable<HeldLock> acquire) throws Exception {
             HeldLock held;
             try {
                 held = acquire.call();
@@ -164,7 +171,7 @@ final class ReactiveLocking {
         }
 
         /** Takes the lock for the subscription, or lets it go at once when the subscription has ended. */
-        HeldLock arrived(HeldLock held) {
+        @Nullable HeldLock arrived(@Nullable HeldLock held) {
             if (held == null || this.state.compareAndSet(null, held)) {
                 return held;
             }

@@ -1,5 +1,7 @@
 package io.github.redlock.aop;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown at start-up when a {@code @Redlocked} method cannot work as annotated (a bad key template, duration or
  * combination of attributes). The starter's failure analyzer turns it into a report that says what to change.
@@ -18,7 +20,7 @@ public class RedlockConfigurationException extends RuntimeException {
      * @param action what to change
      * @param cause the underlying error, or {@code null}
      */
-    public RedlockConfigurationException(String description, String action, Throwable cause) {
+    public RedlockConfigurationException(String description, String action, @Nullable Throwable cause) {
         super(description, cause);
         this.action = action;
     }

@@ -2,6 +2,7 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -13,6 +14,7 @@ import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -54,7 +56,7 @@ public class RedlockedAspect implements Ordered {
     private final ReentrantHolds holds = new ReentrantHolds();
 
     /** Locks around Kotlin suspend functions; null without Kotlin coroutines, when there are none to lock. */
-    private final CoroutineLocking coroutines = LockedMethod.COROUTINES_PRESENT ? new CoroutineLocking(this.holds) : null;
+    private final @Nullable CoroutineLocking coroutines = LockedMethod.COROUTINES_PRESENT ? new CoroutineLocking(this.holds) : null;
 
     private final KeyEvaluator keys;
 
@@ -103,7 +105,7 @@ public class RedlockedAspect implements Ordered {
      * @throws Throwable what the method threw, or {@link io.github.redlock.core.RedlockAcquisitionException}
      */
     @Around("@annotation(io.github.redlock.annotation.Redlocked)")
-    public Object lock(ProceedingJoinPoint joinPoint) throws Throwable {
+    public @Nullable Object lock(ProceedingJoinPoint joinPoint) throws Throwable {
         Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
         Object target = joinPoint.getTarget();
         Class<?> targetClass = AopProxyUtils.ultimateTargetClass(target);
@@ -116,10 +118,10 @@ public class RedlockedAspect implements Ordered {
         if (locked.result().reactive()) {
             Callable<HeldLock> acquire = () -> this.locks.acquire(locked, keys);
             ReactiveLocking.Invocation invoke = locked.result().suspending()
-                    ? this.coroutines.invocation(joinPoint, locked, heldKeys, outer, String.join(",", keys)) : proceed;
+                    ? coroutines().invocation(joinPoint, locked, heldKeys, outer, String.join(",", keys)) : proceed;
             // Re-entrant: the caller holds the key already. Each subscription becomes one more holder of that lock, so
             // that the result keeps it after the outer call returned.
-            if (outer == null && locked.result().suspending() && this.coroutines.dispatchedElsewhere(joinPoint)) {
+            if (outer == null && locked.result().suspending() && coroutines().dispatchedElsewhere(joinPoint)) {
                 // No thread waits for the lock: the body's coroutine starts on its dispatcher once the lock arrived.
                 return ReactiveLocking.lockAsync(locked, () -> this.locks.acquireAsync(locked, keys), invoke);
             }
@@ -137,11 +139,16 @@ public class RedlockedAspect implements Ordered {
         return proceedAndLetGo(locked, hold, true, proceed);
     }
 
+    /** Locks around suspend functions: there whenever one was resolved ({@link LockedMethod.Result#of(Method)} refuses it otherwise). */
+    private CoroutineLocking coroutines() {
+        return Objects.requireNonNull(this.coroutines, "Kotlin coroutines are present when a suspend function is locked");
+    }
+
     /**
      * Refuses a call that would wait for a lock its own caller holds: a lock on several keys that adds keys to one the
      * caller holds, or a write lock under the caller's read lock of the key.
      */
-    private void refuseWaitingForItself(LockedMethod locked, List<String> keys, List<String> heldKeys, HeldLock outer) {
+    private void refuseWaitingForItself(LockedMethod locked, List<String> keys, List<String> heldKeys, @Nullable HeldLock outer) {
         String key = String.join(",", keys);
         if (outer == null && keys.size() > 1) {
             String held = this.holds.heldElsewhere(heldKeys);
@@ -187,7 +194,7 @@ public class RedlockedAspect implements Ordered {
      * {@code CompletionStage}, when that completes (or is cancelled).
      * @param acquiredHere whether this call acquired the lock (then its thread is the one to interrupt on loss)
      */
-    private static Object proceedAndLetGo(LockedMethod locked, HeldLock hold, boolean acquiredHere,
+    private static @Nullable Object proceedAndLetGo(LockedMethod locked, HeldLock hold, boolean acquiredHere,
             ReactiveLocking.Invocation proceed) throws Throwable {
         Object result;
         try {

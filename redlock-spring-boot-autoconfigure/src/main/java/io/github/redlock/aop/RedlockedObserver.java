@@ -1,5 +1,7 @@
 package io.github.redlock.aop;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Receives what {@code @Redlocked} calls do, for metrics; the starter's Micrometer support implements it.
  * Lock names are the annotations' key templates as written, never evaluated keys. Every bean of this type is
@@ -13,9 +15,9 @@ public interface RedlockedObserver {
      * @param lock the key template, e.g. {@code order:#{#order.id}}
      * @param acquired whether it got the lock (a skipped call did not)
      * @param nanos how long the acquisition took, waiting included
-     * @return run once when the lock is released; ignored when not acquired
+     * @return run once when the lock is released, or {@code null} for nothing to run; ignored when not acquired
      */
-    Runnable acquisition(String lock, boolean acquired, long nanos);
+    @Nullable Runnable acquisition(String lock, boolean acquired, long nanos);
 
     /**
      * The lock was lost while the annotated method still worked (its validity ran out, or an automatic

@@ -2,6 +2,8 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code #root} object of a {@code @Redlocked} key expression: {@code #root.method},
  * {@code #root.methodName}, {@code #root.args}, {@code #root.target}, {@code #root.targetClass}.
@@ -10,13 +12,13 @@ final class RedlockedRoot {
 
     private final Method method;
 
-    private final Object[] args;
+    private final @Nullable Object[] args;
 
     private final Object target;
 
     private final Class<?> targetClass;
 
-    RedlockedRoot(Method method, Object[] args, Object target, Class<?> targetClass) {
+    RedlockedRoot(Method method, @Nullable Object[] args, Object target, Class<?> targetClass) {
         this.method = method;
         this.args = args;
         this.target = target;
@@ -31,7 +33,7 @@ final class RedlockedRoot {
         return this.method.getName();
     }
 
-    public Object[] getArgs() {
+    public @Nullable Object[] getArgs() {
         return this.args;
     }
 

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.github.redlock.annotation.LockMode;
 import io.github.redlock.annotation.RedlockContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The locks the current thread holds while it runs annotated methods, by key, so that a nested call for a key
@@ -43,7 +44,7 @@ final class ReentrantHolds {
     }
 
     /** The lock this thread holds for the key (the first of {@link #heldKeys}), or null. */
-    HeldLock current(List<String> heldKeys) {
+    @Nullable HeldLock current(List<String> heldKeys) {
         return this.held.get().get(heldKeys.get(0));
     }
 
@@ -51,7 +52,7 @@ final class ReentrantHolds {
      * One of the keys of a lock on several keys that this thread holds already through another lock, or null: a
      * lock on the set would wait for this thread itself.
      */
-    String heldElsewhere(List<String> heldKeys) {
+    @Nullable String heldElsewhere(List<String> heldKeys) {
         Map<String, HeldLock> mine = this.held.get();
         for (int i = 1; i < heldKeys.size(); i++) {
             if (mine.containsKey(heldKeys.get(i))) {
@@ -66,7 +67,7 @@ final class ReentrantHolds {
      * {@link RedlockContext#currentLease() current lease}, and restores what was recorded before when it returns
      * or throws. Runs on the thread that calls the method.
      */
-    Object proceedHolding(List<String> heldKeys, HeldLock hold, Invocation call) throws Throwable {
+    @Nullable Object proceedHolding(List<String> heldKeys, HeldLock hold, Invocation call) throws Throwable {
         Map<String, HeldLock> mine = this.held.get();
         HeldLock[] previous = new HeldLock[heldKeys.size()];
         for (int i = 0; i < previous.length; i++) {
@@ -111,7 +112,7 @@ final class ReentrantHolds {
     @FunctionalInterface
     interface Invocation {
 
-        Object proceed() throws Throwable;
+        @Nullable Object proceed() throws Throwable;
 
     }
 

@@ -10,6 +10,7 @@ import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.event.RedlockLeaseLostEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationContext;
@@ -36,7 +37,7 @@ final class LeaseLostEvents implements RedlockObserver, ApplicationListener<Cont
 
     private final ThreadPoolExecutor executor;
 
-    private volatile ApplicationContext context;
+    private volatile @Nullable ApplicationContext context;
 
     /** Publishes on a platform thread of its own. */
     LeaseLostEvents(ApplicationEventPublisher publisher) {

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.core.RedlockObserver;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every {@link RedlockObserver} of the application (the meters, the lost-lease events, the application's own)
@@ -19,7 +20,7 @@ final class RedlockObservers implements RedlockObserver {
     }
 
     /** The one observer for these: null for none, the observer itself for one. */
-    static RedlockObserver of(List<RedlockObserver> observers) {
+    static @Nullable RedlockObserver of(List<RedlockObserver> observers) {
         return switch (observers.size()) {
             case 0 -> null;
             case 1 -> observers.get(0);

@@ -1,4 +1,7 @@
 /**
  * Actuator health of the Redlock nodes.
  */
+@NullMarked
 package io.github.redlock.health;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package io.github.redlock.integration;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -8,6 +9,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
+import org.jspecify.annotations.Nullable;
 import org.springframework.integration.support.locks.DistributedLock;
 
 /**
@@ -32,9 +34,9 @@ final class RedlockDistributedLock implements DistributedLock {
     /** Guards {@link #lease} and {@link #owner} against the loss callback, which interrupts the owner. */
     private final ReentrantLock state = new ReentrantLock();
 
-    private volatile RedlockLease lease;
+    private volatile @Nullable RedlockLease lease;
 
-    private Thread owner;
+    private @Nullable Thread owner;
 
     RedlockDistributedLock(Redlock redlock, String key, RedlockLockRegistry registry) {
         this.redlock = redlock;
@@ -185,6 +187,7 @@ final class RedlockDistributedLock implements DistributedLock {
         RedlockLease held = this.lease;
         clearLease();
         try {
+            Objects.requireNonNull(held, "an owner's last hold has a lease"); // set by its first hold, cleared only at its end
             held.release();
             Optional<String> lost = held.lostReason(); // after the release: a loss just before it counts too
             if (lost.isPresent()) {
@@ -219,7 +222,7 @@ final class RedlockDistributedLock implements DistributedLock {
         return this.local.isLocked();
     }
 
-    RedlockLease lease() {
+    @Nullable RedlockLease lease() {
         return this.lease;
     }
 

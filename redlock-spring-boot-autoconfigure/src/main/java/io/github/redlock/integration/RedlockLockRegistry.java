@@ -10,6 +10,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockLease;
+import org.jspecify.annotations.Nullable;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
@@ -174,7 +175,7 @@ public final class RedlockLockRegistry implements RenewableLockRegistry<Distribu
         return "RedlockLockRegistry[registryKey=" + this.registryKey + ", ttl=" + this.ttl + "]";
     }
 
-    private RedlockDistributedLock held(String key) {
+    private @Nullable RedlockDistributedLock held(String key) {
         this.locksGuard.lock();
         try {
             return this.locks.get(key);

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records the Redlock meters: {@code redlock.acquire} (tags {@code outcome}, {@code lock}),
@@ -85,7 +86,7 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
      * @param redlock the lock, or null before it exists
      * @return how many of its nodes do not vote yet after a restart
      */
-    public static double quarantined(Redlock redlock) {
+    public static double quarantined(@Nullable Redlock redlock) {
         if (redlock == null) {
             return 0;
         }
@@ -110,7 +111,7 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
 
         private final ConcurrentMap<String, TimerTree> children = new ConcurrentHashMap<>();
 
-        private volatile Timer timer;
+        private volatile @Nullable Timer timer;
 
         TimerTree child(String value) {
             TimerTree child = this.children.get(value);

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -33,7 +34,7 @@ public final class RedisClientExtension<T extends AutoCloseable> implements Befo
 
     private final Function<List<String>, T> factory;
 
-    private volatile T client;
+    private volatile @Nullable T client;
 
     private RedisClientExtension(RedisNodesExtension nodes, Function<List<String>, T> factory) {
         this.nodes = Objects.requireNonNull(nodes, "nodes must not be null");

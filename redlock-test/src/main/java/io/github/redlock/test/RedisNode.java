@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One real {@code redis-server} process on a free loopback port, with faults to inject: {@link #kill()}
  * (SIGKILL), {@link #pause()} (SIGSTOP), {@link #resume()} (SIGCONT), {@link #restart()} (empty, on the same
@@ -30,18 +32,18 @@ public final class RedisNode implements AutoCloseable {
 
     private volatile int port;
 
-    private volatile Process process;
+    private volatile @Nullable Process process;
 
     private volatile boolean paused;
 
     /** While cut off: the connection that commands the node, and the one that takes its last client slot. */
-    private volatile java.net.Socket[] cutOff;
+    private volatile java.net.Socket @Nullable [] cutOff;
 
     /** Whether the port was ever served: from then on, restarts keep it. */
     private volatile boolean pinnedPort;
 
     /** The binary to run, or null for {@link RedisServerBinary#get()}. */
-    private final Path binary;
+    private final @Nullable Path binary;
 
     /** Extra environment variables of the process, e.g. a preloaded library. */
     private final java.util.Map<String, String> environment;
@@ -50,7 +52,7 @@ public final class RedisNode implements AutoCloseable {
         this(directory, null, java.util.Map.of());
     }
 
-    private RedisNode(Path directory, Path binary, java.util.Map<String, String> environment) {
+    private RedisNode(Path directory, @Nullable Path binary, java.util.Map<String, String> environment) {
         this.directory = directory;
         this.binary = binary;
         this.environment = java.util.Map.copyOf(environment);

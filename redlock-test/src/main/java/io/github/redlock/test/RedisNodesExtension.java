@@ -2,6 +2,7 @@ package io.github.redlock.test;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -20,7 +21,7 @@ public final class RedisNodesExtension implements BeforeAllCallback, AfterEachCa
 
     private final int count;
 
-    private volatile RedisNodes nodes;
+    private volatile @Nullable RedisNodes nodes;
 
     private RedisNodesExtension(int count) {
         if (count < 1) {

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Finds the {@code redis-server} executable to run: the one named by {@code REDLOCK_REDIS_SERVER}
  * (or the {@code redlock.redis-server} system property), else the first on the {@code PATH}, else a
@@ -21,7 +23,7 @@ final class RedisServerBinary {
 
     static final String SYSTEM_PROPERTY = "redlock.redis-server";
 
-    private static volatile Path resolved;
+    private static volatile @Nullable Path resolved;
 
     private RedisServerBinary() {
     }
@@ -62,7 +64,7 @@ final class RedisServerBinary {
         return (onPath != null) ? onPath : extractShipped();
     }
 
-    private static Path findOnPath() {
+    private static @Nullable Path findOnPath() {
         String pathVariable = System.getenv("PATH");
         if (pathVariable == null) {
             return null;

@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Sends one command over a fresh loopback connection and reads the first line of the reply. Enough for
  * the harness's own needs (readiness PING, FLUSHALL) without pulling a Redis client into it.
@@ -74,7 +76,7 @@ final class Resp {
         return line;
     }
 
-    private static String readLine(InputStream in) throws IOException {
+    private static @Nullable String readLine(InputStream in) throws IOException {
         StringBuilder line = new StringBuilder();
         int read;
         while ((read = in.read()) != -1) {

@@ -1,4 +1,7 @@
 /**
  * The {@code redlock} Actuator endpoint.
  */
+@NullMarked
 package io.github.redlock.actuate.endpoint;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,7 @@
 /**
  * Auto-configuration of the Spring Integration lock registry backed by Redlock.
  */
+@NullMarked
 package io.github.redlock.autoconfigure.integration;
+
+import org.jspecify.annotations.NullMarked;

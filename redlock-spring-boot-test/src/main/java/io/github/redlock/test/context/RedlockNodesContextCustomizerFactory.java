@@ -2,6 +2,8 @@ package io.github.redlock.test.context;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.test.context.ContextConfigurationAttributes;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.ContextCustomizerFactory;
@@ -14,7 +16,7 @@ import org.springframework.test.context.TestContextAnnotationUtils;
 class RedlockNodesContextCustomizerFactory implements ContextCustomizerFactory {
 
     @Override
-    public ContextCustomizer createContextCustomizer(Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
+    public @Nullable ContextCustomizer createContextCustomizer(Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
         RedlockNodes annotation = TestContextAnnotationUtils.findMergedAnnotation(testClass, RedlockNodes.class);
         if (annotation == null) {
             return null;

@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.containers.Container;
 
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
@@ -33,7 +34,7 @@ class RedlockContainersContextCustomizerFactory implements ContextCustomizerFact
             RedlockContainersContextCustomizerFactory.class.getClassLoader());
 
     @Override
-    public ContextCustomizer createContextCustomizer(Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
+    public @Nullable ContextCustomizer createContextCustomizer(Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
         if (!TESTCONTAINERS_PRESENT) {
             return null;
         }
@@ -42,7 +43,7 @@ class RedlockContainersContextCustomizerFactory implements ContextCustomizerFact
         return containers.isEmpty() ? null : new RedlockContainersContextCustomizer(containers);
     }
 
-    private void collect(Class<?> candidate, List<Container<?>> containers) {
+    private void collect(@Nullable Class<?> candidate, List<Container<?>> containers) {
         if (candidate == null || candidate == Object.class) {
             return;
         }
@@ -64,7 +65,7 @@ class RedlockContainersContextCustomizerFactory implements ContextCustomizerFact
         collect(candidate.getSuperclass(), containers);
     }
 
-    private static Object value(Field field) {
+    private static @Nullable Object value(Field field) {
         ReflectionUtils.makeAccessible(field);
         return ReflectionUtils.getField(field, null);
     }
