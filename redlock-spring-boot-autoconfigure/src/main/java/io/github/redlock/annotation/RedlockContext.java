@@ -78,12 +78,12 @@ public final class RedlockContext {
     }
 
     /** The current lease on this thread, or null: for {@link RedlockContextAccessor}. */
-    static RedlockLease get() {
+    static @Nullable RedlockLease get() {
         return current.get();
     }
 
     /** Makes a lease current on this thread, or none when null: for {@link RedlockContextAccessor}. */
-    static void set(RedlockLease lease) {
+    static void set(@Nullable RedlockLease lease) {
         if (lease != null) {
             current.set(lease);
         }

@@ -2,6 +2,7 @@ package io.github.redlock.annotation;
 
 import io.github.redlock.core.RedlockLease;
 import io.micrometer.context.ThreadLocalAccessor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Carries {@link RedlockContext#currentLease()} across threads for Micrometer's context-propagation library: a
@@ -36,7 +37,7 @@ public final class RedlockContextAccessor implements ThreadLocalAccessor<Redlock
      * @return the lease, or null when there is none
      */
     @Override
-    public RedlockLease getValue() {
+    public @Nullable RedlockLease getValue() {
         return RedlockContext.get();
     }
 

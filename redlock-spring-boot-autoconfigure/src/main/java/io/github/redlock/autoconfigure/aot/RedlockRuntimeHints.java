@@ -1,6 +1,7 @@
 package io.github.redlock.autoconfigure.aot;
 
 import io.github.redlock.annotation.Redlocked;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
@@ -27,7 +28,7 @@ final class RedlockRuntimeHints implements RuntimeHintsRegistrar {
     static final String KEY_EXPRESSION_ROOT = "io.github.redlock.aop.RedlockedRoot";
 
     @Override
-    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         hints.resources().registerPattern(LUA_SCRIPTS);
         hints.reflection().registerType(TypeReference.of(KEY_EXPRESSION_ROOT), MemberCategory.INVOKE_PUBLIC_METHODS);
         hints.reflection().registerType(Redlocked.class); // AspectJ loads "@annotation(io.github.redlock...)" by name
