@@ -37,6 +37,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code read} and {@code write} (the two sides of the read-write lock), {@code annotated} (a
  * {@code @Redlocked} method in a minimal Spring Boot application), {@code annotatedKotlin} and
  * {@code kotlinCoroutine} (its Kotlin twin, a {@code @Redlocked suspend fun} in the same application, see below),
+ * {@code coroutineRedlock} ({@code redlock}'s calls awaited in a coroutine), {@code bridgeJava} and
+ * {@code bridgeKotlin} (an advice that only proceeds, see {@link PassThrough}),
  * {@code redissonRedlock} (Redisson's
  * RedissonRedLock over five clients) and {@code redissonSingle} (a Redisson RLock on one node); {@code fenced}
  * is {@code redlock} with fencing tokens on (a second, confirming round per acquisition), on a second client
@@ -163,6 +165,11 @@ public class LockUnlockBenchmark {
     @Benchmark
     public boolean redlock(Keys keys) {
         return this.redlock.tryAcquire(keys.next(), TTL).map((lease) -> lease.release()).orElse(false);
+    }
+
+    @Benchmark
+    public boolean coroutineRedlock(Keys keys) {
+        return SuspendCalls.lockUnlockAwaiting(this.redlock, keys.next(), TTL);
     }
 
     @Benchmark

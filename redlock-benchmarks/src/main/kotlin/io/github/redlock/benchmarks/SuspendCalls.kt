@@ -2,8 +2,11 @@
 
 package io.github.redlock.benchmarks
 
+import java.time.Duration
 import java.util.function.Supplier
 
+import io.github.redlock.core.Redlock
+import kotlinx.coroutines.future.await
 import kotlinx.coroutines.runBlocking
 
 /**
@@ -34,4 +37,13 @@ fun passThroughBlocking(service: SuspendService, key: String) {
     runBlocking {
         service.passThrough(key)
     }
+}
+
+/**
+ * The lock taken and released by hand from a coroutine, awaiting the core's futures, with no aspect (`coroutineRedlock`):
+ * what a Kotlin caller pays for the protocol against a Java thread that blocks in `tryAcquire` and `release` (`redlock`).
+ */
+fun lockUnlockAwaiting(redlock: Redlock, key: String, ttl: Duration): Boolean = runBlocking {
+    val lease = redlock.tryAcquireAsync(key, ttl, Duration.ZERO).await()
+    lease.isPresent && lease.get().releaseAsync().await()
 }
