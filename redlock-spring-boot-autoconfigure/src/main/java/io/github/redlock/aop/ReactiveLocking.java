@@ -83,10 +83,28 @@ final class ReactiveLocking {
      * Wraps the method's publisher so that each subscription acquires the lock without blocking a thread: the lock
      * arrives on the thread that completes the acquisition (a node connection's), where the method is called.
      * Only for a suspend function whose body its coroutine dispatcher runs elsewhere.
-     * @param acquire returns a future of the lock, of null when the call is skipped, or of the failure
+     * @param acquire returns a future of the lock, of null when the call is skipped, or of the failure; cancelling
+     * it stops the acquisition and lets go of a lock taken meanwhile
      */
     static Object lockAsync(LockedMethod locked, Supplier<CompletableFuture<HeldLock>> acquire, Invocation invoke) {
-        return lock(locked, (slot) -> Mono.fromFuture(acquire, false).mapNotNull(slot::arrived), invoke);
+        return lock(locked, (slot) -> Mono.defer(() -> {
+            CompletableFuture<HeldLock> acquisition = acquire.get();
+            // The lock goes to the slot as it arrives, before Reactor sees it (which drops a value that races a
+            // cancel without a word): whichever of the two comes second lets it go.
+            CompletableFuture<@Nullable HeldLock> handed = new CompletableFuture<>();
+            acquisition.whenComplete((held, failure) -> {
+                if (failure == null) {
+                    handed.complete(slot.arrived(held));
+                }
+                else if (slot.isEnded()) {
+                    handed.complete(null); // failed by the cancel: nobody listens
+                }
+                else {
+                    handed.completeExceptionally(failure);
+                }
+            });
+            return Mono.fromFuture(handed, true).doOnCancel(() -> acquisition.cancel(false));
+        }), invoke);
     }
 
     /** Acquires on a thread that may block, handing the lock to the slot on that thread, before Reactor sees it. */

@@ -6,6 +6,7 @@ import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.atomic.AtomicReference
+import java.util.concurrent.locks.LockSupport
 
 import io.github.redlock.annotation.OnFailure
 import io.github.redlock.annotation.RedlockContext
@@ -160,6 +161,24 @@ internal class RedlockedSuspendIntegrationTests {
                 Thread.sleep(100) // longer than a retry delay of the cancelled call, had it kept trying
             }
             assertThat(probe.runs.get()).`as`("bodies run").isZero()
+        }
+    }
+
+    @Test
+    fun aCallCancelledAroundTheMomentItsLockArrivesNeverLeavesTheLockTaken() {
+        runner().run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            runBlocking {
+                withTimeout(60_000) {
+                    repeat(150) { round ->
+                        val call = launch(Dispatchers.Default) { jobs.race() }
+                        LockSupport.parkNanos(round * 10_000L) // 0 to 1.5 ms: before, as and after the grant (about 0.3 ms)
+                        call.cancelAndJoin()
+                        // The lock's ttl is 30 s: a lock taken for the cancelled call and never let go would keep it.
+                        assertThat(take("race", Duration.ofSeconds(2))).`as`("the key free after the cancel of round %d", round).isTrue()
+                    }
+                }
+            }
         }
     }
 
@@ -394,6 +413,10 @@ internal class RedlockedSuspendIntegrationTests {
         @Redlocked(key = "queue", ttl = "10s", waitTime = "30s")
         open suspend fun queued() {
             this.probe.runs.incrementAndGet()
+        }
+
+        @Redlocked(key = "race", ttl = "30s")
+        open suspend fun race() {
         }
 
         @Redlocked(key = "where", ttl = "10s")
