@@ -45,6 +45,12 @@ public final class VirtualThreadsRun {
 
     static final int KEYS = 16;
 
+    /** The event of a virtual thread that parked while pinned to its carrier. */
+    static final String PINNED = "jdk.VirtualThreadPinned";
+
+    /** The keys of the warm-up calls, which are not counted. */
+    static final String WARM_UP = "warm-up";
+
     private VirtualThreadsRun() {
     }
 
@@ -54,7 +60,7 @@ public final class VirtualThreadsRun {
         Path recorded = Files.createTempFile("redlock-pinned", ".jfr");
         try {
             try (Recording recording = new Recording()) {
-                recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+                recording.enable(PINNED).withThreshold(Duration.ZERO).withStackTrace();
                 try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
                         .web(WebApplicationType.NONE)
                         .properties("redlock.nodes=" + args[0], "spring.threads.virtual.enabled=true", "spring.main.banner-mode=off",
@@ -62,8 +68,11 @@ public final class VirtualThreadsRun {
                         .run()) {
                     Counters counters = context.getBean(Counters.class);
                     warmUp(counters);
+                    // Virtual threads too: the first ones initialize the JDK's own classes for them, and a virtual
+                    // thread that waits for a class's initialization by another is pinned.
+                    contend(counters, context.getBean(Tally.class), Math.min(threads, 500), WARM_UP + "-", false);
                     recording.start();
-                    contend(counters, context.getBean(Tally.class), threads);
+                    contend(counters, context.getBean(Tally.class), threads, "k", true);
                     if (control) {
                         pinInAClassInitializer();
                     }
@@ -72,7 +81,9 @@ public final class VirtualThreadsRun {
                 }
                 recording.dump(recorded);
             }
-            List<RecordedEvent> pinned = RecordingFile.readAllEvents(recorded);
+            // Only the pinning events: the recording also holds those other libraries emit, e.g. Lettuce's connection events.
+            List<RecordedEvent> pinned = RecordingFile.readAllEvents(recorded).stream()
+                    .filter((event) -> event.getEventType().getName().equals(PINNED)).toList();
             for (RecordedEvent event : pinned) {
                 System.out.println("PINNED " + event.getDuration() + " " + topFrames(event));
             }
@@ -90,7 +101,7 @@ public final class VirtualThreadsRun {
         try {
             List<Future<?>> calls = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
-                calls.add(platform.submit(() -> counters.work("warm-up")));
+                calls.add(platform.submit(() -> counters.work(WARM_UP)));
             }
             for (Future<?> call : calls) {
                 call.get(60, TimeUnit.SECONDS);
@@ -101,14 +112,14 @@ public final class VirtualThreadsRun {
         }
     }
 
-    private static void contend(Counters counters, Tally tally, int threads) throws Exception {
+    private static void contend(Counters counters, Tally tally, int threads, String keyPrefix, boolean report) throws Exception {
         long started = System.nanoTime();
         AtomicInteger failed = new AtomicInteger();
         ExecutorService virtual = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
         try {
             List<Future<?>> calls = new ArrayList<>(threads);
             for (int i = 0; i < threads; i++) {
-                String key = "k" + (i % KEYS);
+                String key = keyPrefix + (i % KEYS);
                 calls.add(virtual.submit(() -> {
                     try {
                         counters.work(key);
@@ -126,6 +137,9 @@ public final class VirtualThreadsRun {
         }
         finally {
             virtual.shutdownNow();
+        }
+        if (!report) {
+            return;
         }
         result("completed", tally.completed.get());
         result("failed", failed.get());
@@ -148,7 +162,7 @@ public final class VirtualThreadsRun {
 
     private static String topFrames(RecordedEvent event) {
         if (event.getStackTrace() == null) {
-            return "(no stack)";
+            return event.toString();
         }
         StringBuilder frames = new StringBuilder();
         for (RecordedFrame frame : event.getStackTrace().getFrames().subList(0, Math.min(12, event.getStackTrace().getFrames().size()))) {
@@ -236,7 +250,7 @@ public final class VirtualThreadsRun {
             AtomicInteger here = this.tally.inside.computeIfAbsent(key, (k) -> new AtomicInteger());
             int now = here.incrementAndGet();
             this.tally.maxOverlap.accumulateAndGet(now, Math::max);
-            boolean counted = !key.equals("warm-up");
+            boolean counted = !key.startsWith(WARM_UP);
             if (counted && !isVirtual(Thread.currentThread())) {
                 this.tally.onPlatformThreads.incrementAndGet();
             }
