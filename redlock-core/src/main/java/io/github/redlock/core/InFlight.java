@@ -50,6 +50,11 @@ final class InFlight {
         return work;
     }
 
+    /** The failure of an acquisition asked of, or cut short by, a closed {@code Redlock}. */
+    static IllegalStateException closed() {
+        return new IllegalStateException("Redlock is closed; build a new one to acquire locks");
+    }
+
     /**
      * Runs {@code completion}, which completes a caller's future from inside tracked work, marking this thread
      * meanwhile (see {@link #completingOnThisThread()}).

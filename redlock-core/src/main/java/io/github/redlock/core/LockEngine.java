@@ -192,7 +192,7 @@ final class LockEngine implements Retries.Attempts {
         // Tracked before the closed check: a close either ends this acquisition, or is seen here.
         CompletableFuture<Attempt> result = this.acquisitions.track(new CompletableFuture<>());
         if (this.closing) {
-            result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks"));
+            result.completeExceptionally(InFlight.closed());
             return result;
         }
         Retries retries = new Retries(this, type, key, keys, ttlMillis, System.nanoTime() + waitNanos, waitNanos > 0, result);

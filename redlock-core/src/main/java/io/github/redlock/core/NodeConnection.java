@@ -92,11 +92,6 @@ final class NodeConnection implements RedisConnectionStateListener {
         return current != null && current.isOpen();
     }
 
-    /** The current connection, or null before the first one succeeded. */
-    @Nullable StatefulRedisConnection<byte[], byte[]> connection() {
-        return this.connection;
-    }
-
     /**
      * Starts connecting, and keeps retrying in the background while the node is unreachable.
      * @return a future completed after the first attempt, whether it succeeded or not

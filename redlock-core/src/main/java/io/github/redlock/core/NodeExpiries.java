@@ -57,13 +57,6 @@ final class NodeExpiries {
         this.until.set(node, GONE);
     }
 
-    /** Records every node as not holding the key: the lease was lost. */
-    void dropAll() {
-        for (int i = 0; i < this.until.length(); i++) {
-            this.until.set(i, GONE);
-        }
-    }
-
     /**
      * Returns the time until which at least {@code quorum} nodes hold the key: the quorum-th latest of the
      * nodes' times, or {@link #UNKNOWN} when fewer than {@code quorum} nodes are known to hold it.

@@ -10,7 +10,6 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.jspecify.annotations.Nullable;
@@ -146,20 +145,6 @@ final class RedisNodeClient {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
         }
         return async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, keys, args).toCompletableFuture();
-    }
-
-    /** Runs a script that is called seldom and answers an integer, by its body, and returns its reply. */
-    CompletableFuture<Long> callForLong(LuaScript script, byte[][] keys, byte[]... args) {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
-        if (async == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
-        }
-        return async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
-    }
-
-    /** The current connection, or null before the first one succeeded. */
-    @Nullable StatefulRedisConnection<byte[], byte[]> connection() {
-        return this.link.connection();
     }
 
     /**

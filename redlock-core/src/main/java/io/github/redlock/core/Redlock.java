@@ -568,7 +568,7 @@ public final class Redlock implements AutoCloseable {
         long ttlMillis = Durations.ttlMillis(ttl, this.engine.maxTtlMillis());
         long waitNanos = Durations.waitNanos(waitTime);
         if (this.closed) {
-            throw new IllegalStateException("Redlock is closed; build a new one to acquire locks");
+            throw InFlight.closed();
         }
         if (this.observations != null) {
             return this.observations.acquire(lock.type(), lock.key(), ttlMillis, () -> acquire(lock, ttlMillis, waitNanos));

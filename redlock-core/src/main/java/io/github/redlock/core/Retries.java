@@ -283,7 +283,7 @@ final class Retries implements Runnable {
         // Tracked before the closed check: a close either sees this attempt and waits for it, or is seen here.
         CompletableFuture<Void> underWay = this.engine.track(new CompletableFuture<>());
         if (this.engine.isClosed()) {
-            InFlight.completing(() -> this.result.completeExceptionally(new IllegalStateException("Redlock is closed; build a new one to acquire locks")));
+            InFlight.completing(() -> this.result.completeExceptionally(InFlight.closed()));
             underWay.complete(null);
             return;
         }

@@ -77,18 +77,6 @@ class NodeExpiriesTests {
     }
 
     @Test
-    void droppingAllLosesTheLeaseForGood() {
-        NodeExpiries expiries = new NodeExpiries(3, ORIGIN);
-        expiries.raise(0, 5_000);
-        expiries.raise(1, 6_000);
-        expiries.dropAll();
-        expiries.raise(0, 9_000);
-        expiries.raise(1, 9_000);
-        expiries.raise(2, 9_000);
-        assertThat(expiries.validUntil(1)).isEqualTo(NodeExpiries.UNKNOWN);
-    }
-
-    @Test
     void repliesAppliedInAnyOrderGiveTheSameValidity() {
         // Two overlapping extensions' replies and one "key not found", in every order.
         List<Runnable> updates = new ArrayList<>();
