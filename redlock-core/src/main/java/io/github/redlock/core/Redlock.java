@@ -9,10 +9,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redlock.core.internal.RedlockAssembly;
+import io.github.redlock.core.internal.RedlockConfig;
+import io.github.redlock.core.internal.engine.LockEngine;
+import io.github.redlock.core.internal.guard.RestartGuard;
+import io.github.redlock.core.internal.lease.Attempt;
+import io.github.redlock.core.internal.lease.LockObservations;
+import io.github.redlock.core.internal.node.NodeConnections;
+import io.github.redlock.core.internal.node.NodeVote;
+import io.github.redlock.core.internal.node.RedisNodeClient;
+import io.github.redlock.core.internal.script.LockType;
+import io.github.redlock.core.internal.support.Durations;
+import io.github.redlock.core.internal.support.Futures;
+import io.github.redlock.core.internal.support.InFlight;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.observation.ObservationRegistry;
@@ -64,14 +76,13 @@ public final class Redlock implements AutoCloseable {
     /** The thread that runs the close, once it runs. */
     private volatile @Nullable Thread closingThread;
 
-    Redlock(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections, RestartGuard restartGuard,
-            @Nullable LockObservations observations) {
-        this.engine = engine;
-        this.observations = observations;
-        this.nodes = nodes;
-        this.keyPrefix = keyPrefix;
-        this.connections = connections;
-        this.restartGuard = restartGuard;
+    private Redlock(RedlockAssembly parts) {
+        this.engine = parts.engine();
+        this.observations = parts.observations();
+        this.nodes = parts.nodes();
+        this.keyPrefix = parts.keyPrefix();
+        this.connections = parts.connections();
+        this.restartGuard = parts.restartGuard();
     }
 
     /**
@@ -631,21 +642,21 @@ public final class Redlock implements AutoCloseable {
 
         private @Nullable List<String> nodes;
 
-        private Duration nodeTimeout = Duration.ofMillis(50);
+        private @Nullable Duration nodeTimeout = RedlockConfig.DEFAULT_NODE_TIMEOUT;
 
-        private double clockDriftFactor = 0.01;
+        private double clockDriftFactor = RedlockConfig.DEFAULT_CLOCK_DRIFT_FACTOR;
 
-        private Duration retryDelay = Duration.ofMillis(100);
+        private @Nullable Duration retryDelay = RedlockConfig.DEFAULT_RETRY_DELAY;
 
-        private String keyPrefix = "redlock:";
+        private @Nullable String keyPrefix = RedlockConfig.DEFAULT_KEY_PREFIX;
 
-        private double acquisitionBudget = 1.0;
+        private double acquisitionBudget = RedlockConfig.DEFAULT_ACQUISITION_BUDGET;
 
-        private Duration maxTtl = Duration.ofSeconds(60);
+        private @Nullable Duration maxTtl = RedlockConfig.DEFAULT_MAX_TTL;
 
-        private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
+        private @Nullable RestartQuarantine restartQuarantine = RedlockConfig.DEFAULT_RESTART_QUARANTINE;
 
-        private boolean fencing;
+        private boolean fencing = RedlockConfig.DEFAULT_FENCING;
 
         private @Nullable ClientResources clientResources;
 
@@ -849,54 +860,10 @@ public final class Redlock implements AutoCloseable {
          * {@link RedlockArgumentException#getArgument()} gives its name)
          */
         public Redlock build() {
-            NodeConnections.Settings settings = validate();
-            NodeConnections connections = NodeConnections.create(this.clientResources, this.connector, this.nodeTimeout);
-            RedisNodeClient[] clients = settings.uris().stream()
-                    .map((uri) -> new RedisNodeClient(connections.connector(), uri, connections.scheduler()))
-                    .toArray(RedisNodeClient[]::new);
-            connections.connectAll(clients, this.nodeTimeout);
-            // Created only with a registry: without one, no class of the optional Micrometer dependency is loaded.
-            LockObservations observations = (this.observationRegistry != null)
-                    ? new LockObservations(this.observationRegistry, this.observationConvention, clients.length / 2 + 1) : null;
-            NodeSet nodeSet = new NodeSet(clients, connections.timer(), connections.scheduler(), this.nodeTimeout.toNanos(),
-                    this.clockDriftFactor, this.observer, observations);
-            Fencing fencing = this.fencing ? new Fencing(clients, this.keyPrefix) : null;
-            ReleaseMessages messages = new ReleaseMessages(settings.uris(), connections.connector(), ForkJoinPool.commonPool(),
-                    connections.scheduler());
-            LockEngine engine = new LockEngine(nodeSet, this.retryDelay.toNanos(), this.acquisitionBudget, this.maxTtl.toMillis(),
-                    (fencing != null) ? fencing.counterKey() : null, messages);
-            RestartGuard guard = new RestartGuard(clients, this.keyPrefix, this.restartQuarantine, this.maxTtl.toMillis(),
-                    nodeSet.drift(this.maxTtl.toNanos()), fencing, connections.scheduler());
-            guard.start(Math.max(this.nodeTimeout.toMillis(), 1000) + 1000); // reachable nodes are checked when build() returns
-            return new Redlock(engine, clients, this.keyPrefix, connections, guard, observations);
-        }
-
-        private NodeConnections.Settings validate() {
-            NodeConnections.Settings settings = NodeConnections.Settings.parse(this.nodes);
-            if (this.nodeTimeout == null || this.nodeTimeout.isNegative() || this.nodeTimeout.toMillis() < 1) {
-                throw new RedlockArgumentException("nodeTimeout", "nodeTimeout must be at least 1 ms, was " + this.nodeTimeout);
-            }
-            if (!(this.clockDriftFactor >= 0 && this.clockDriftFactor < 1)) {
-                throw new RedlockArgumentException("clockDriftFactor", "clockDriftFactor must be at least 0 and below 1 (e.g. 0.01), was "
-                        + this.clockDriftFactor);
-            }
-            if (this.retryDelay == null || this.retryDelay.isNegative() || this.retryDelay.isZero()) {
-                throw new RedlockArgumentException("retryDelay", "retryDelay must be positive (e.g. 100ms), was " + this.retryDelay);
-            }
-            if (this.maxTtl == null || this.maxTtl.isNegative() || this.maxTtl.toMillis() < 1) {
-                throw new RedlockArgumentException("maxTtl", "maxTtl must be at least 1 ms (e.g. 60s), was " + this.maxTtl);
-            }
-            if (this.restartQuarantine == null) {
-                throw new RedlockArgumentException("restartQuarantine", "restartQuarantine must be AUTO, ALWAYS or NEVER, was null");
-            }
-            if (this.keyPrefix == null) {
-                throw new RedlockArgumentException("keyPrefix", "keyPrefix must not be null; use \"\" for no prefix");
-            }
-            if (!(this.acquisitionBudget > 0 && this.acquisitionBudget <= 1)) {
-                throw new RedlockArgumentException("acquisitionBudget", "acquisitionBudget must be above 0 and at most 1 (e.g. 0.33), was "
-                        + this.acquisitionBudget);
-            }
-            return settings;
+            RedlockConfig config = RedlockConfig.of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix,
+                    this.acquisitionBudget, this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector,
+                    this.observer, this.observationRegistry, this.observationConvention);
+            return new Redlock(RedlockAssembly.wire(config));
         }
 
     }

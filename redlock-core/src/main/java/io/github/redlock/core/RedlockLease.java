@@ -10,6 +10,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redlock.core.internal.lease.ExtendOutcome;
+import io.github.redlock.core.internal.lease.LeaseAccess;
+import io.github.redlock.core.internal.lease.LeaseHandle;
+import io.github.redlock.core.internal.lease.LeaseOperations;
+import io.github.redlock.core.internal.lease.LeaseWatch;
+import io.github.redlock.core.internal.script.LockType;
+import io.github.redlock.core.internal.support.Durations;
+import io.github.redlock.core.internal.support.Futures;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,6 +59,29 @@ public final class RedlockLease implements AutoCloseable {
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
+        LeaseAccess.register(new LeaseAccess() {
+
+            @Override
+            public RedlockLease create(LeaseOperations operations, LeaseHandle handle, String key, String token) {
+                return new RedlockLease(operations, handle, key, token);
+            }
+
+            @Override
+            public LeaseHandle handle(RedlockLease lease) {
+                return lease.handle;
+            }
+
+            @Override
+            public void closed(RedlockLease lease) {
+                lease.closed();
+            }
+
+            @Override
+            public boolean ended(RedlockLease lease) {
+                return lease.ended();
+            }
+
+        });
     }
 
     private final LeaseOperations operations;
@@ -74,7 +105,7 @@ public final class RedlockLease implements AutoCloseable {
     @SuppressWarnings("unused") // through LOST
     private volatile @Nullable CompletableFuture<Void> lost;
 
-    RedlockLease(LeaseOperations operations, LeaseHandle handle, String key, String token) {
+    private RedlockLease(LeaseOperations operations, LeaseHandle handle, String key, String token) {
         this.operations = operations;
         this.handle = handle;
         this.key = key;
@@ -83,7 +114,7 @@ public final class RedlockLease implements AutoCloseable {
 
             @Override
             public boolean ended() {
-                return released() || RedlockLease.this.lostBecause != null;
+                return RedlockLease.this.ended();
             }
 
             @Override
@@ -354,12 +385,8 @@ public final class RedlockLease implements AutoCloseable {
                 + ", remainingValidity=" + remainingValidity() + "]";
     }
 
-    LeaseHandle handle() {
-        return this.handle;
-    }
-
     /** Its {@link Redlock} was closed while this lease was held: nothing extends or watches it any more. */
-    void closed() {
+    private void closed() {
         this.watch.stop();
         markLost("its Redlock was closed while it was held: nothing extends it any more, and its keys expire with their ttl");
     }
@@ -369,7 +396,7 @@ public final class RedlockLease implements AutoCloseable {
     }
 
     /** Whether the lease was released (or its release began) or lost. */
-    boolean ended() {
+    private boolean ended() {
         return released() || this.lostBecause != null;
     }
 

@@ -1,6 +1,5 @@
 package io.github.redlock.core;
 
-import java.time.Duration;
 
 /**
  * Receives what a {@link Redlock} does, for metrics (the Spring Boot starter records them with Micrometer).

@@ -13,7 +13,7 @@ import io.netty.util.TimerTask;
  * A Netty {@link Timer} that never fires by itself: a test fires its timeouts by hand, so that a node timeout
  * passes exactly when the test says, without waiting.
  */
-final class ManualTimer implements Timer {
+public final class ManualTimer implements Timer {
 
     private final List<ManualTimeout> timeouts = new ArrayList<>();
 
@@ -35,7 +35,7 @@ final class ManualTimer implements Timer {
     }
 
     /** The only timeout armed so far. */
-    synchronized ManualTimeout single() {
+    public synchronized ManualTimeout single() {
         if (this.timeouts.size() != 1) {
             throw new IllegalStateException("expected one timeout, found " + this.timeouts.size());
         }
@@ -43,7 +43,7 @@ final class ManualTimer implements Timer {
     }
 
     /** A timeout that a test fires with {@link #fire()}. */
-    final class ManualTimeout implements Timeout {
+    public final class ManualTimeout implements Timeout {
 
         private final TimerTask task;
 
@@ -58,12 +58,12 @@ final class ManualTimer implements Timer {
             this.delayNanos = delayNanos;
         }
 
-        long delayNanos() {
+        public long delayNanos() {
             return this.delayNanos;
         }
 
         /** Runs the task now, as the timer thread would when the delay passed, unless the timeout was cancelled. */
-        void fire() throws Exception {
+        public void fire() throws Exception {
             if (!this.cancelled && !this.expired) {
                 this.expired = true;
                 this.task.run(this);

@@ -6,6 +6,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redlock.core.internal.node.NodeLimits;
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodesExtension;

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redlock.core.internal.engine.Tokens;
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.Test;

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
+import io.github.redlock.core.internal.script.LuaScript;
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.github.redlock.core.internal.script.LuaScript;
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.Test;

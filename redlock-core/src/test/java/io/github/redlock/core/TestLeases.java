@@ -3,17 +3,26 @@ package io.github.redlock.core;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redlock.core.internal.engine.Tokens;
+import io.github.redlock.core.internal.lease.LeaseAccess;
+import io.github.redlock.core.internal.lease.LeaseHandle;
+import io.github.redlock.core.internal.lease.LeaseOperations;
+import io.github.redlock.core.internal.lease.NodeExpiries;
+import io.github.redlock.core.internal.node.NodeReply;
+import io.github.redlock.core.internal.node.QuorumCall;
+import io.github.redlock.core.internal.script.LockType;
+
 /**
  * Leases made without nodes, for unit tests of what holds or waits for them: every node is known to hold the key for
  * a given time, and releases go to the given {@link LeaseOperations}.
  */
-final class TestLeases {
+public final class TestLeases {
 
     private TestLeases() {
     }
 
     /** An exclusive lease of {@code key} that three nodes hold for {@code validNanos} more. */
-    static RedlockLease lease(LeaseOperations operations, LockType type, String key, long validNanos) {
+    public static RedlockLease lease(LeaseOperations operations, LockType type, String key, long validNanos) {
         NodeExpiries expiries = new NodeExpiries(3, System.nanoTime());
         long until = System.nanoTime() + validNanos;
         for (int i = 0; i < 3; i++) {
@@ -26,7 +35,7 @@ final class TestLeases {
                 NodeReply.timedOut(TimeUnit.HOURS.toNanos(1)), "set", null);
         LeaseHandle handle = new LeaseHandle(type, key, keys, token.getBytes(StandardCharsets.US_ASCII), acquisition, expiries, 2,
                 10_000, 0);
-        return new RedlockLease(operations, handle, key, token);
+        return LeaseAccess.get().create(operations, handle, key, token);
     }
 
 }

@@ -1,19 +1,35 @@
 package io.github.redlock.architecture;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.codeUnits;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The rules of {@code docs/architecture.md} that the build enforces, on the main classes of the core and the starter:
- * no cycles between packages, feature packages never reach into the auto-configuration that wires them, the core
- * never knows Spring, and nothing outside the core's internal packages uses them.
+ * no cycles between packages, the core's internal packages in layers that depend only downwards, no internal type in a
+ * public signature, feature packages never reach into the auto-configuration that wires them, the core never knows
+ * Spring, and nothing outside the core uses its internal packages.
  */
 class ArchitectureTests {
 
@@ -33,9 +49,51 @@ class ArchitectureTests {
         assertThat(classes.contain("io.github.redlock.autoconfigure.RedlockAutoConfiguration")).isTrue();
     }
 
+    /**
+     * No cycles between packages. The one exception is the core's API: {@code Redlock} wires the internal packages, and
+     * they create and report the API's leases and exceptions; among the internal packages, and everywhere else, there are
+     * none.
+     */
     @Test
     void packagesHaveNoCycles() {
-        slices().matching("io.github.redlock.(**)").should().beFreeOfCycles().check(classes);
+        slices().matching("io.github.redlock.(**)").should().beFreeOfCycles()
+                .ignoreDependency(resideInAPackage("io.github.redlock.core.internal.."), resideInAPackage("io.github.redlock.core"))
+                .check(classes);
+    }
+
+    @Test
+    void theInternalPackagesDependOnlyDownwards() {
+        layeredArchitecture().consideringOnlyDependenciesInAnyPackage("io.github.redlock.core.internal..")
+                .layer("assembly").definedBy("io.github.redlock.core.internal")
+                .layer("engine").definedBy("io.github.redlock.core.internal.engine..")
+                .layer("guard").definedBy("io.github.redlock.core.internal.guard..")
+                .layer("lease").definedBy("io.github.redlock.core.internal.lease..")
+                .layer("release").definedBy("io.github.redlock.core.internal.release..")
+                .layer("node").definedBy("io.github.redlock.core.internal.node..")
+                .layer("script").definedBy("io.github.redlock.core.internal.script..")
+                .layer("support").definedBy("io.github.redlock.core.internal.support..")
+                .whereLayer("assembly").mayNotBeAccessedByAnyLayer()
+                .whereLayer("engine").mayOnlyBeAccessedByLayers("assembly")
+                .whereLayer("guard").mayOnlyBeAccessedByLayers("assembly", "engine")
+                .whereLayer("lease").mayOnlyBeAccessedByLayers("assembly", "engine")
+                .whereLayer("release").mayOnlyBeAccessedByLayers("assembly", "engine", "lease")
+                .whereLayer("node").mayOnlyBeAccessedByLayers("assembly", "engine", "guard", "lease")
+                .whereLayer("script").mayOnlyBeAccessedByLayers("assembly", "engine", "guard", "lease", "node")
+                .check(classes);
+    }
+
+    @Test
+    void publicSignaturesNeverExposeAnInternalType() {
+        codeUnits().that().arePublic().or().areProtected()
+                .and().areDeclaredInClassesThat().arePublic()
+                .and().areDeclaredInClassesThat().resideOutsideOfPackage("..internal..")
+                .should(notInvolve(INTERNAL)).check(classes);
+        fields().that().arePublic().or().areProtected()
+                .and().areDeclaredInClassesThat().arePublic()
+                .and().areDeclaredInClassesThat().resideOutsideOfPackage("..internal..")
+                .should(notHaveAnInternalType()).check(classes);
+        classes().that().arePublic().and().resideOutsideOfPackage("..internal..")
+                .should(notExtendOrImplementAnInternalType()).check(classes);
     }
 
     @Test
@@ -53,6 +111,49 @@ class ArchitectureTests {
                 .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.github.redlock.autoconfigure..",
                         "io.github.redlock.aop..", "io.github.redlock.annotation..")
                 .check(classes);
+    }
+
+    private static final DescribedPredicate<JavaClass> INTERNAL = resideInAPackage("io.github.redlock..internal..");
+
+    private static ArchCondition<JavaCodeUnit> notInvolve(DescribedPredicate<JavaClass> internal) {
+        return new ArchCondition<>("not take, return or throw a type of an internal package") {
+
+            @Override
+            public void check(JavaCodeUnit unit, ConditionEvents events) {
+                Set<JavaClass> involved = new LinkedHashSet<>(unit.getReturnType().getAllInvolvedRawTypes());
+                unit.getParameterTypes().forEach((type) -> involved.addAll(type.getAllInvolvedRawTypes()));
+                involved.addAll(unit.getThrowsClause().getTypes());
+                involved.stream().filter(internal).forEach((type) -> events.add(SimpleConditionEvent.violated(unit,
+                        unit.getFullName() + " exposes the internal type " + type.getName())));
+            }
+
+        };
+    }
+
+    private static ArchCondition<JavaField> notHaveAnInternalType() {
+        return new ArchCondition<>("not have a type of an internal package") {
+
+            @Override
+            public void check(JavaField field, ConditionEvents events) {
+                field.getType().getAllInvolvedRawTypes().stream().filter(INTERNAL).forEach((type) -> events.add(
+                        SimpleConditionEvent.violated(field, field.getFullName() + " exposes the internal type " + type.getName())));
+            }
+
+        };
+    }
+
+    private static ArchCondition<JavaClass> notExtendOrImplementAnInternalType() {
+        return new ArchCondition<>("not extend or implement a type of an internal package") {
+
+            @Override
+            public void check(JavaClass type, ConditionEvents events) {
+                type.getAllRawSuperclasses().stream().filter(INTERNAL).forEach((parent) -> events.add(
+                        SimpleConditionEvent.violated(type, type.getName() + " extends the internal type " + parent.getName())));
+                type.getAllRawInterfaces().stream().filter(INTERNAL).forEach((parent) -> events.add(
+                        SimpleConditionEvent.violated(type, type.getName() + " implements the internal type " + parent.getName())));
+            }
+
+        };
     }
 
     @Test

@@ -72,7 +72,7 @@ class RedlockAotProcessingTests {
 
     @Test
     void theStartersOwnHintsArePartOfTheResult() {
-        processed((hints) -> assertThat(RuntimeHintsPredicates.resource().forResource("io/github/redlock/core/release.lua"))
+        processed((hints) -> assertThat(RuntimeHintsPredicates.resource().forResource("io/github/redlock/core/internal/script/release.lua"))
                 .as("the AOT engine applied RedlockRuntimeHints (META-INF/spring/aot.factories)").accepts(hints));
     }
 

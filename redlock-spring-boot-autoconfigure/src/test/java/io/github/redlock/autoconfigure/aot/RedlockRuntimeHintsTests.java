@@ -41,7 +41,7 @@ class RedlockRuntimeHintsTests {
     @Test
     void everyLuaScriptOnTheClasspathIsAvailableInANativeImage() throws IOException {
         List<String> scripts = luaScriptsOnTheClasspath();
-        assertThat(scripts).contains("io/github/redlock/core/release.lua", "io/github/redlock/core/acquire-fenced.lua");
+        assertThat(scripts).contains("io/github/redlock/core/internal/script/release.lua", "io/github/redlock/core/internal/script/acquire-fenced.lua");
         for (String script : scripts) {
             assertThat(RuntimeHintsPredicates.resource().forResource(script))
                     .as("no resource hint matches %s; cover it in RedlockRuntimeHints", script).accepts(this.hints);

@@ -1,0 +1,178 @@
+package io.github.redlock.core.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.github.redlock.core.NodeConnector;
+import io.github.redlock.core.Redlock;
+import io.github.redlock.core.RedlockArgumentException;
+import io.github.redlock.core.RedlockObserver;
+import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.core.internal.node.RedisNodeClient;
+import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@code Redlock}'s configuration, validated and immutable, and the one place where its defaults are written.
+ * {@code Redlock.Builder} starts from the defaults, collects what the application sets, and makes this record with
+ * {@link #of}; {@link RedlockAssembly} wires the parts from it.
+ *
+ * @param nodes the independent masters, each listed once
+ * @param nodeTimeout the per-node command timeout, at least 1 ms
+ * @param clockDriftFactor the fraction of the ttl allowed for clock drift, in [0, 1)
+ * @param retryDelay the base delay between attempts, positive
+ * @param keyPrefix the prefix of every Redis key
+ * @param acquisitionBudget the fraction of the ttl an attempt may take, in (0, 1]
+ * @param maxTtl the longest ttl an acquisition or extension may ask for, at least 1 ms
+ * @param restartQuarantine when a restarted node may vote again
+ * @param fencing whether exclusive and write leases carry fencing tokens
+ * @param clientResources Lettuce resources shared with the application, or null for the lock's own
+ * @param connector opens node connections, or null for a Lettuce client of the lock's own
+ * @param observer the application's observer, or null
+ * @param observationRegistry the Micrometer registry of the observations, or null for none
+ * @param observationConvention the convention of the observations, or null for the default
+ */
+public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double clockDriftFactor, Duration retryDelay,
+        String keyPrefix, double acquisitionBudget, Duration maxTtl, RestartQuarantine restartQuarantine, boolean fencing,
+        @Nullable ClientResources clientResources, @Nullable NodeConnector connector, @Nullable RedlockObserver observer,
+        @Nullable ObservationRegistry observationRegistry, @Nullable RedlockObservationConvention observationConvention) {
+
+    /** The default per-node command timeout: 50 ms. */
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+
+    /** The default clock drift factor: 0.01. */
+    public static final double DEFAULT_CLOCK_DRIFT_FACTOR = 0.01;
+
+    /** The default base delay between attempts: 100 ms. */
+    public static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(100);
+
+    /** The default key prefix: {@code "redlock:"}. */
+    public static final String DEFAULT_KEY_PREFIX = "redlock:";
+
+    /** The default acquisition budget: 1.0, no budget beyond the validity rule. */
+    public static final double DEFAULT_ACQUISITION_BUDGET = 1.0;
+
+    /** The default longest ttl: 60 s. */
+    public static final Duration DEFAULT_MAX_TTL = Duration.ofSeconds(60);
+
+    /** The default restart quarantine: {@link RestartQuarantine#AUTO}. */
+    public static final RestartQuarantine DEFAULT_RESTART_QUARANTINE = RestartQuarantine.AUTO;
+
+    /** Fencing is off by default. */
+    public static final boolean DEFAULT_FENCING = false;
+
+    /**
+     * The record's copy of the node list.
+     */
+    public RedlockConfig {
+        nodes = List.copyOf(nodes);
+    }
+
+    /**
+     * Validates the settings as the application gave them, each check naming the setting at fault and what to write.
+     * @param nodes the node URIs (may hold nulls and blanks: they are named)
+     * @param nodeTimeout the per-node command timeout
+     * @param clockDriftFactor the clock drift factor
+     * @param retryDelay the base delay between attempts
+     * @param keyPrefix the key prefix
+     * @param acquisitionBudget the acquisition budget
+     * @param maxTtl the longest ttl
+     * @param restartQuarantine the restart quarantine
+     * @param fencing whether leases carry fencing tokens
+     * @param clientResources shared Lettuce resources, or null
+     * @param connector the node connector, or null
+     * @param observer the observer, or null
+     * @param observationRegistry the observation registry, or null
+     * @param observationConvention the observation convention, or null
+     * @return the configuration
+     * @throws RedlockArgumentException if a setting is invalid
+     */
+    public static RedlockConfig of(@Nullable List<@Nullable String> nodes, @Nullable Duration nodeTimeout, double clockDriftFactor,
+            @Nullable Duration retryDelay, @Nullable String keyPrefix, double acquisitionBudget, @Nullable Duration maxTtl,
+            @Nullable RestartQuarantine restartQuarantine, boolean fencing, @Nullable ClientResources clientResources,
+            @Nullable NodeConnector connector, @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
+            @Nullable RedlockObservationConvention observationConvention) {
+        List<RedisURI> uris = parseNodes(nodes);
+        if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.toMillis() < 1) {
+            throw new RedlockArgumentException("nodeTimeout", "nodeTimeout must be at least 1 ms, was " + nodeTimeout);
+        }
+        if (!(clockDriftFactor >= 0 && clockDriftFactor < 1)) {
+            throw new RedlockArgumentException("clockDriftFactor", "clockDriftFactor must be at least 0 and below 1 (e.g. 0.01), was "
+                    + clockDriftFactor);
+        }
+        if (retryDelay == null || retryDelay.isNegative() || retryDelay.isZero()) {
+            throw new RedlockArgumentException("retryDelay", "retryDelay must be positive (e.g. 100ms), was " + retryDelay);
+        }
+        if (maxTtl == null || maxTtl.isNegative() || maxTtl.toMillis() < 1) {
+            throw new RedlockArgumentException("maxTtl", "maxTtl must be at least 1 ms (e.g. 60s), was " + maxTtl);
+        }
+        if (restartQuarantine == null) {
+            throw new RedlockArgumentException("restartQuarantine", "restartQuarantine must be AUTO, ALWAYS or NEVER, was null");
+        }
+        if (keyPrefix == null) {
+            throw new RedlockArgumentException("keyPrefix", "keyPrefix must not be null; use \"\" for no prefix");
+        }
+        if (!(acquisitionBudget > 0 && acquisitionBudget <= 1)) {
+            throw new RedlockArgumentException("acquisitionBudget", "acquisitionBudget must be above 0 and at most 1 (e.g. 0.33), was "
+                    + acquisitionBudget);
+        }
+        return new RedlockConfig(uris, nodeTimeout, clockDriftFactor, retryDelay, keyPrefix, acquisitionBudget, maxTtl,
+                restartQuarantine, fencing, clientResources, connector, observer, observationRegistry, observationConvention);
+    }
+
+    /** How many nodes must agree: {@code N/2 + 1}. */
+    public int quorum() {
+        return this.nodes.size() / 2 + 1;
+    }
+
+    /** Parses and checks the node list: not empty, every entry a Redis URI, no node twice. */
+    private static List<RedisURI> parseNodes(@Nullable List<@Nullable String> nodes) {
+        if (nodes == null || nodes.isEmpty()) {
+            throw new RedlockArgumentException("nodes", "nodes must list at least one Redis master, e.g. "
+                    + "nodes(\"redis://10.0.0.1:6379\", \"redis://10.0.0.2:6379\", \"redis://10.0.0.3:6379\")");
+        }
+        List<RedisURI> uris = new ArrayList<>(nodes.size());
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            RedisURI uri = parseNode(i, nodes.get(i));
+            String address = RedisNodeClient.nameOf(uri);
+            if (!seen.add(address)) {
+                throw new RedlockArgumentException("nodes", "nodes lists " + address + " twice; Redlock needs N independent "
+                        + "masters, each listed once");
+            }
+            uris.add(uri);
+        }
+        return uris;
+    }
+
+    private static RedisURI parseNode(int index, @Nullable String node) {
+        String where = "nodes[" + index + "]";
+        if (node == null || node.isBlank()) {
+            throw new RedlockArgumentException("nodes", where + " must be a Redis URI such as redis://10.0.0.1:6379, was "
+                    + (node == null ? "null" : "blank"));
+        }
+        String trimmed = node.trim();
+        if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
+            throw new RedlockArgumentException("nodes", where + " '" + node + "' is not a Redis URI; write redis://host:port "
+                    + "(rediss:// for TLS, redis://:password@host:port/db with a password)");
+        }
+        try {
+            RedisURI uri = RedisURI.create(trimmed);
+            if (uri.getSocket() == null && (uri.getHost() == null || uri.getHost().isBlank())) {
+                throw new IllegalArgumentException("no host");
+            }
+            return uri;
+        }
+        catch (RuntimeException ex) {
+            throw new RedlockArgumentException("nodes", where + " '" + node + "' is not a valid Redis URI (" + ex.getMessage()
+                    + "); write redis://host:port", ex);
+        }
+    }
+
+}

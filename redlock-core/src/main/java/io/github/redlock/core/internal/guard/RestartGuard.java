@@ -1,0 +1,393 @@
+package io.github.redlock.core.internal.guard;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.core.internal.node.NodeVote;
+import io.github.redlock.core.internal.node.RedisNodeClient;
+import io.github.redlock.core.internal.node.ServerInfo;
+import io.github.redlock.core.internal.script.LockType;
+import io.github.redlock.core.internal.script.LuaScript;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides, each time a node (re)connects and before it votes, whether it must wait: the "delayed restart"
+ * rule ({@link RestartQuarantine}). It reads the node's {@code run_id} and uptime, and what the clients of the
+ * key prefix recorded of the node on the other nodes ({@link NodeRecords}): per node, a small hash of the
+ * {@code run_id}s seen on it, when (by the recording node's clock), and each recording client's {@code maxTtl},
+ * refreshed by every client every quarter of its quarantine. A node answering with another {@code run_id} than
+ * one recorded within that record's lifetime (or than this client saw) restarted while in use, and may have lost
+ * keys of valid locks: it votes only once it has been up for the longest {@code maxTtl} recorded for it (never
+ * less than this client's own), plus drift plus a second, since a client with that {@code maxTtl} may hold a lease
+ * through it. Logs when a node enters and leaves quarantine, with the {@code maxTtl} it waits for and why.
+ * <p>
+ * A node that logs every write before answering ({@code appendonly yes}, {@code appendfsync always}) votes at once
+ * after a restart only when it proves it came back with complete data: a marker that clients write on it (by
+ * script, like the locks' writes) once it votes while durable, naming the server process it was written under, is
+ * still there and names an earlier process. A node that votes holds every key of every lease that may depend on
+ * it; one still in quarantine may not, so no marker is written then, and a node that comes back with the data of
+ * a quarantined process is quarantined again. The configuration of the new process alone proves nothing: a new
+ * directory, a container without its volume, append-only logging turned on after the crash.
+ * <p>
+ * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
+ * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
+ * <p>
+ * It is longer than the core's other classes (about 380 lines) because the check is one sequence with three
+ * outcomes (vote, wait, check again) and each step explains why it fails closed; the fencing repair it runs
+ * before a node votes is {@link Fencing}'s, and the vote's state {@link NodeVote}'s.
+ */
+public final class RestartGuard implements AutoCloseable {
+
+    private static final System.Logger logger = System.getLogger(RestartGuard.class.getName());
+
+    /** A read of another node's records that failed or timed out. */
+    private static final Object NO_ANSWER = new Object();
+
+    /** How long a node that is not an independent master waits: until its next connection's check. */
+    private static final long EXCLUDED_NANOS = Long.MAX_VALUE / 4;
+
+    /** How long a node's answers to the check may take: a frozen node is checked again when it reconnects. */
+    private static final long CHECK_TIMEOUT_MILLIS = 2_000;
+
+    private final RedisNodeClient[] nodes;
+
+    private final byte[][] recordKeys;
+
+    private final RestartQuarantine mode;
+
+    /** This client's {@code maxTtl}. */
+    private final long maxTtlMillis;
+
+    /**
+     * How long a node that restarted while this client may have held a lease through it waits after its start
+     * before it votes: maxTtl, drift, and a second. A record of a node matters, and is kept, for two of these and a
+     * refresh period ({@link NodeRecords#keepMillis(long)}): a restart matters while its lost keys may live, up to a
+     * quarantine after the crash, and the crash may come a refresh period after the last record and up to a
+     * quarantine before the restart is checked.
+     */
+    private final long quarantineMillis;
+
+    /** How often this client writes its records again. */
+    private final long refreshMillis;
+
+    /** Each node's marker of the server process since which it kept its data, on the node itself. */
+    private final byte[] markerKey;
+
+    private final EventExecutorGroup scheduler;
+
+    /** Raises a node's fencing counter before it votes; null when fencing is off. */
+    private final @Nullable Fencing fencing;
+
+    private volatile @Nullable ScheduledFuture<?> refresh;
+
+    public RestartGuard(RedisNodeClient[] nodes, String keyPrefix, RestartQuarantine mode, long maxTtlMillis, long driftNanos,
+            @Nullable Fencing fencing, EventExecutorGroup scheduler) {
+        this.nodes = nodes;
+        this.fencing = fencing;
+        this.mode = mode;
+        this.scheduler = scheduler;
+        this.maxTtlMillis = maxTtlMillis;
+        this.quarantineMillis = maxTtlMillis + TimeUnit.NANOSECONDS.toMillis(driftNanos) + 1000;
+        this.refreshMillis = NodeRecords.refreshMillis(this.quarantineMillis);
+        this.recordKeys = new byte[nodes.length][];
+        for (int i = 0; i < nodes.length; i++) {
+            this.recordKeys[i] = internalKey(keyPrefix, "node:" + nodes[i].name());
+        }
+        this.markerKey = internalKey(keyPrefix, "kept-since");
+    }
+
+    /** The prefix, the separator byte 0xFF (never in UTF-8, so no lock's key is one of these) and the name. */
+    private static byte[] internalKey(String keyPrefix, String name) {
+        byte[] prefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
+        byte[] suffix = ascii(name);
+        byte[] key = new byte[prefix.length + 1 + suffix.length];
+        System.arraycopy(prefix, 0, key, 0, prefix.length);
+        key[prefix.length] = LockType.PART_SEPARATOR;
+        System.arraycopy(suffix, 0, key, prefix.length + 1, suffix.length);
+        return key;
+    }
+
+    /**
+     * Checks every connected node, waiting at most {@code boundMillis} for them, and from then on every node
+     * that (re)connects; starts refreshing the records.
+     */
+    public void start(long boundMillis) {
+        List<CompletableFuture<Void>> checks = new ArrayList<>();
+        for (int i = 0; i < this.nodes.length; i++) {
+            int index = i;
+            this.nodes[i].checkWith(() -> check(index));
+            if (this.nodes[i].isConnected()) {
+                checks.add(check(i));
+            }
+        }
+        try {
+            CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).get(boundMillis, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (Exception ex) {
+            // Slow nodes are checked when their answers come; they do not vote meanwhile.
+        }
+        this.refresh = this.scheduler.scheduleAtFixedRate(this::refresh, this.refreshMillis, this.refreshMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Checks one node after it (re)connected, and lets it vote, now or after its quarantine. */
+    CompletableFuture<Void> check(int index) {
+        RedisNodeClient node = this.nodes[index];
+        long epoch = node.vote().current().epoch(); // before INFO: a disconnect after it voids this check
+        return node.serverInfo().orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                .thenCompose((info) -> decide(index, epoch, info))
+                .exceptionally((failure) -> {
+                    if (node.isConnected()) {
+                        this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS); // still unchecked
+                    }
+                    return null;
+                });
+    }
+
+    private CompletableFuture<Void> decide(int index, long epoch, ServerInfo info) {
+        RedisNodeClient node = this.nodes[index];
+        if (node.vote().current().epoch() != epoch) {
+            return CompletableFuture.completedFuture(null); // answered before a disconnect: the next check decides
+        }
+        String previous = node.vote().runId();
+        node.vote().seenRunId(info.runId()); // before comparing with the others: of two concurrent checks, one sees the other
+        String notIndependent = notIndependent(index, info);
+        if (notIndependent != null) {
+            exclude(node, epoch, notIndependent);
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Object> marker = mark(index, epoch, info, info.durable() ? "read" : "delete");
+        CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
+                : records(index).thenCombine(marker, (records, kept) -> judge(index, info, previous, records, kept));
+        return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
+            if (!decided.decided()) {
+                return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
+            }
+            boolean applied = (decided.quarantine() == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
+                    : quarantine(node, epoch, decided.waitNanos(), decided.quarantine());
+            if (applied) {
+                node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
+                record(index, info.runId()); // after reading: another client's check must still find the old run_id
+                if (decided.quarantine() == null && info.durable()) {
+                    mark(index, epoch, info, "set"); // it votes: its data is complete from here on
+                }
+            }
+        });
+    }
+
+    /**
+     * The verdict of {@code AUTO} and {@code ALWAYS} on a node, from what it says of itself, the run_id this client
+     * saw on it before ({@code previous}, or null), the other nodes' records of it (null when too few answered) and
+     * its marker as it was before this check ({@code kept}).
+     */
+    private Verdict judge(int index, ServerInfo info, @Nullable String previous, @Nullable NodeRecords records, @Nullable Object kept) {
+        if (records == null) {
+            this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
+            return Verdict.UNDECIDED; // fails closed: the longest max-ttl of the fleet is unknown
+        }
+        NodeRecords.Entry longest = records.longest();
+        // The record of a client of the fleet whose quarantine is longer than this client's, or null.
+        NodeRecords.Entry longer = (longest != null && longest.quarantineMillis() > this.quarantineMillis) ? longest : null;
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos((longer != null) ? longer.quarantineMillis() : this.quarantineMillis)
+                - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
+        if (waitNanos <= 0) {
+            return Verdict.VOTE;
+        }
+        String length = (longer != null) ? "; it waits for the longest max-ttl that a client of this prefix recorded for it, a max-ttl of "
+                + seconds(longer.maxTtlMillis()) + " (this client's is " + seconds(this.maxTtlMillis) + ")"
+                : "; it waits for this client's max-ttl of " + seconds(this.maxTtlMillis);
+        if (this.mode == RestartQuarantine.ALWAYS) {
+            return new Verdict(true, "up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)" + length, waitNanos);
+        }
+        NodeRecords.Entry other = records.otherProcess(info.runId());
+        String restart = (previous != null && !previous.equals(info.runId())) ? "its run_id changed while this client was connected"
+                : (other != null) ? "while in use: run_id " + other.runId() + " was seen on it " + other.ageMillis() + " ms ago" : null;
+        if (restart == null) {
+            return Verdict.VOTE;
+        }
+        if (info.durable() && kept instanceof byte[] marker && !info.runId().equals(text(marker))) {
+            logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " restarted " + info.uptimeSeconds()
+                    + " s ago (" + restart + ") and votes at once: it logs every write before answering, and came back with the data "
+                    + "it had acknowledged since run_id " + text(marker));
+            return Verdict.VOTE;
+        }
+        String durable = info.durable() ? "; it logs every write, but came back without the marker written before its restart, so "
+                + "without the data it had acknowledged" : "";
+        return new Verdict(true, "restarted " + info.uptimeSeconds() + " s ago (" + restart + ")" + durable + length, waitNanos);
+    }
+
+    /**
+     * With fencing, raises the node's counter to the other nodes' before it votes or waits (it may have lost it
+     * in a restart); if too few nodes answered, the check is undecided and runs again shortly.
+     */
+    private CompletableFuture<Verdict> raiseFencingFloor(int index, ServerInfo info, Verdict verdict) {
+        if (this.fencing == null || !verdict.decided()) {
+            return CompletableFuture.completedFuture(verdict);
+        }
+        return this.fencing.raiseFloor(index, info).thenApply((raised) -> {
+            if (raised) {
+                return verdict;
+            }
+            this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS);
+            return Verdict.UNDECIDED;
+        });
+    }
+
+    /**
+     * Why the node is not an independent master, or null: a replica, or the same server process (run_id) as a
+     * node listed before it. Of two addresses of one server, the one listed first votes.
+     */
+    private @Nullable String notIndependent(int index, ServerInfo info) {
+        if (!info.master()) {
+            return "a replica, not a master: Redlock needs independent masters";
+        }
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && info.runId().equals(this.nodes[j].vote().seenRunId())) {
+                if (j < index) {
+                    return "the same server as " + this.nodes[j].name() + " (run_id " + info.runId() + "), listed twice";
+                }
+                // Listed after this one: it is the one to exclude, whichever was checked first.
+                RedisNodeClient other = this.nodes[j];
+                exclude(other, other.vote().current().epoch(), "the same server as " + this.nodes[index].name() + " (run_id "
+                        + info.runId() + "), listed twice");
+            }
+        }
+        return null;
+    }
+
+    private void exclude(RedisNodeClient node, long epoch, String reason) {
+        if (node.vote().exclude(epoch, System.nanoTime() + EXCLUDED_NANOS, "not an independent master: " + reason)) {
+            logger.log(System.Logger.Level.WARNING, "Redis node " + node.name() + " does not vote: " + reason
+                    + ". A quorum of such nodes is not a real one; list N independent masters in the node list.");
+        }
+    }
+
+    /**
+     * What the other nodes recorded of this node, or null when fewer than {@code quorum - 1} of them answered
+     * (as many as a quorum that includes this node needs), in which case the check fails closed.
+     */
+    private CompletableFuture<NodeRecords> records(int index) {
+        List<CompletableFuture<Object>> reads = new ArrayList<>();
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && this.nodes[j].isConnected()) {
+                reads.add(this.nodes[j].call(LuaScript.NODE_RECORDS, new byte[][] { this.recordKeys[index] })
+                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER));
+            }
+        }
+        int needed = this.nodes.length / 2; // quorum - 1
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+            List<Object> answers = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).toList();
+            return (answers.size() < needed) ? null : NodeRecords.parse(answers, this.maxTtlMillis, this.quarantineMillis);
+        });
+    }
+
+    /**
+     * Reads the node's marker of the server process since which its data has been complete and durable, and sets it
+     * ({@code "set"}: only for a node that votes and is durable), deletes it ({@code "delete"}: a node that is not
+     * durable) or leaves it ({@code "read"}); returns it as it was before, or {@link #NO_ANSWER}. Sent only while the
+     * connection is the one of {@code epoch}, whose server process {@code info} describes: a marker set on the process
+     * that came up after a reconnect, which no check has seen, would vouch for data it may not have. (A command is
+     * never replayed on a new connection: one sent on the old one reaches that process or fails.)
+     */
+    private CompletableFuture<Object> mark(int index, long epoch, ServerInfo info, String action) {
+        if (this.nodes[index].vote().current().epoch() != epoch) {
+            return CompletableFuture.completedFuture(NO_ANSWER);
+        }
+        return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey }, ascii(info.runId()),
+                ascii(action)).<Object>thenApply((before) -> before)
+                .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER);
+    }
+
+    private boolean quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
+        if (!node.vote().voteFrom(epoch, System.nanoTime() + waitNanos, "quarantined: " + reason)) {
+            return false; // the connection dropped meanwhile: its next check decides
+        }
+        NodeVote.State vote = node.vote().current();
+        logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " does not vote for the next "
+                + Duration.ofNanos(waitNanos).toSeconds() + " s: " + reason + "; it may have lost keys of locks still held");
+        this.scheduler.schedule(() -> {
+            if (node.vote().current() == vote) {
+                logger.log(System.Logger.Level.INFO, "Redis node " + node.name() + " votes again: its quarantine is over");
+            }
+        }, waitNanos, TimeUnit.NANOSECONDS);
+        return true;
+    }
+
+    /** Records, on every other connected node, that this client sees the node answer as {@code runId} now. */
+    private void record(int index, String runId) {
+        byte[] run = ascii(runId);
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && this.nodes[j].isConnected()) {
+                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, ascii(Long.toString(this.maxTtlMillis)),
+                        ascii(Long.toString(this.quarantineMillis)))
+                        .exceptionally((failure) -> null); // refreshed again soon
+            }
+        }
+    }
+
+    /**
+     * Writes this client's records again, and each node's marker as the node is now: set once it votes (its
+     * quarantine is over) while durable, deleted while it is not durable, so that a node whose {@code appendfsync}
+     * was weakened at run time loses its marker within a refresh period.
+     */
+    private void refresh() {
+        for (int i = 0; i < this.nodes.length; i++) {
+            int index = i;
+            String runId = this.nodes[i].vote().runId();
+            NodeVote.State vote = this.nodes[i].vote().current();
+            if (runId != null && vote.checked()) {
+                record(i, runId);
+                this.nodes[i].serverInfo().thenAccept((info) -> {
+                    if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
+                        mark(index, vote.epoch(), info, info.durable() ? "set" : "delete");
+                    }
+                }).exceptionally((failure) -> null); // refreshed again soon
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        ScheduledFuture<?> current = this.refresh;
+        if (current != null) {
+            current.cancel(false);
+        }
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String text(Object value) {
+        return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
+    }
+
+    /** A max-ttl for messages: {@code "60 s"}, or {@code "1500 ms"} when it is not whole seconds. */
+    private static String seconds(long millis) {
+        return (millis % 1000 == 0) ? (millis / 1000) + " s" : millis + " ms";
+    }
+
+    /**
+     * What a check decided: vote now ({@code quarantine} null), wait for the reason given, or nothing yet.
+     * @param decided false when too few nodes answered: the node stays unchecked and is checked again
+     * @param quarantine why the node waits, or null when it votes
+     * @param waitNanos how much longer the node waits, when it does
+     */
+    private record Verdict(boolean decided, @Nullable String quarantine, long waitNanos) {
+
+        static final Verdict VOTE = new Verdict(true, null, 0);
+
+        static final Verdict UNDECIDED = new Verdict(false, null, 0);
+
+    }
+
+}

@@ -1,0 +1,198 @@
+package io.github.redlock.core.internal.node;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.core.NodeConnector;
+import io.github.redlock.core.internal.script.LuaScript;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.concurrent.EventExecutorGroup;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The connection to one node and its life: the first connect and its retries while the node is unreachable
+ * (Lettuce reconnects an established connection by itself), the refusal of a client without the options
+ * Redlock relies on, and the loading of the scripts on every (re)connection. Tells its owner when the
+ * connection is ready again, so that what could not be sent meanwhile goes.
+ */
+public final class NodeConnection implements RedisConnectionStateListener {
+
+    private static final Delay CONNECT_RETRY = Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2,
+            TimeUnit.MILLISECONDS);
+
+    private final NodeConnector connector;
+
+    private final RedisURI uri;
+
+    private final EventExecutorGroup scheduler;
+
+    /** Run each time the scripts are loaded on a (re)connection. */
+    private final Runnable onReady;
+
+    /** Run each time the connection drops. */
+    private final Runnable onDown;
+
+    private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
+
+    private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connection;
+
+    private volatile @Nullable RedisAsyncCommands<byte[], byte[]> commands;
+
+    private volatile boolean closed;
+
+    /** The reply of this node while it has no connection: says why the last attempt failed. */
+    private volatile NodeReply notConnected = NodeReply.notConnected("not connected yet");
+
+    /**
+     * Whether this connection has loaded the scripts on the server (SCRIPT LOAD). Cleared on every
+     * disconnect; until set again, scripts are sent by body. EVALSHA alone is not enough: a node that
+     * restarted empty answers NOSCRIPT, and if that answer comes after the node timeout (a frozen node),
+     * no fallback would follow, so a late-applied SET would survive its clean-up.
+     */
+    private volatile boolean scriptsLoaded;
+
+    private int failedConnects; // touched only by the connect callbacks, one at a time
+
+    NodeConnection(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
+        this.connector = connector;
+        this.uri = uri;
+        this.scheduler = scheduler;
+        this.onReady = onReady;
+        this.onDown = onDown;
+    }
+
+    /** The commands of the current connection, or null before the first one succeeded (and after close). */
+    @Nullable RedisAsyncCommands<byte[], byte[]> commands() {
+        return this.commands;
+    }
+
+    /** The reply of this node while it has no connection, with why. */
+    NodeReply notConnected() {
+        return this.notConnected;
+    }
+
+    boolean scriptsLoaded() {
+        return this.scriptsLoaded;
+    }
+
+    boolean isClosed() {
+        return this.closed;
+    }
+
+    /** Whether the node's connection is up now. */
+    boolean isConnected() {
+        StatefulRedisConnection<byte[], byte[]> current = this.connection;
+        return current != null && current.isOpen();
+    }
+
+    /**
+     * Starts connecting, and keeps retrying in the background while the node is unreachable.
+     * @return a future completed after the first attempt, whether it succeeded or not
+     */
+    CompletableFuture<Void> connect() {
+        attemptConnect();
+        return this.firstAttempt;
+    }
+
+    private void attemptConnect() {
+        if (this.closed) {
+            return;
+        }
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> attempt;
+        try {
+            attempt = this.connector.connect(this.uri).toCompletableFuture();
+        }
+        catch (RuntimeException ex) {
+            attempt = CompletableFuture.failedFuture(ex);
+        }
+        attempt.whenComplete((connected, failure) -> {
+            if (failure == null && connected != null) {
+                String refused = checkOptions(connected.getOptions());
+                if (refused != null || this.closed) {
+                    connected.closeAsync();
+                    this.notConnected = NodeReply.notConnected((refused != null) ? refused : "closed");
+                    this.firstAttempt.complete(null);
+                    return; // a misconfigured connector is not retried: it would only fail the same way
+                }
+                ((RedisChannelHandler<?, ?>) connected).addListener(this);
+                this.commands = connected.async();
+                this.connection = connected;
+                loadScripts(0);
+            }
+            else if (!this.closed) {
+                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+                this.notConnected = NodeReply.notConnected("cannot connect: " + ((cause != null) ? cause.getMessage() : "no connection"));
+                long delay = CONNECT_RETRY.createDelay(++this.failedConnects).toMillis();
+                this.scheduler.schedule(this::attemptConnect, delay, TimeUnit.MILLISECONDS);
+            }
+            this.firstAttempt.complete(null);
+        });
+    }
+
+    private static @Nullable String checkOptions(ClientOptions options) {
+        if (options.getDisconnectedBehavior() != ClientOptions.DisconnectedBehavior.REJECT_COMMANDS) {
+            return "refused: the connection's client must reject commands while disconnected "
+                    + "(use NodeConnector.clientOptions(nodeTimeout) for its ClientOptions)";
+        }
+        return null;
+    }
+
+    /** Lettuce reports a (re)connection of this node's connection; the handshake may still be running. */
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
+        if (handler == this.connection) {
+            loadScripts(0);
+        }
+    }
+
+    /** Lettuce reports that this node's connection dropped: the server may come back without scripts. */
+    @Override
+    public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+        if (handler == this.connection) {
+            this.scriptsLoaded = false;
+            this.onDown.run();
+        }
+    }
+
+    private void loadScripts(int attempt) {
+        RedisAsyncCommands<byte[], byte[]> async = this.commands;
+        if (this.closed || async == null) {
+            return;
+        }
+        CompletableFuture.allOf(LuaScript.ALL.stream().map((script) -> async.scriptLoad(script.body()).toCompletableFuture())
+                .toArray(CompletableFuture[]::new)).whenComplete((loaded, failure) -> {
+                    if (failure == null) {
+                        this.scriptsLoaded = true;
+                        this.onReady.run(); // the connection works: what could not be sent before goes now
+                    }
+                    else if (!this.closed && isConnected()) {
+                        // Rejected while the handshake runs, or while the node loads its data (LOADING): keep trying
+                        // while connected, backing off to a second; a reconnect starts again.
+                        this.scheduler.schedule(() -> loadScripts(attempt + 1), Math.min(1000, 50L << Math.min(attempt, 5)),
+                                TimeUnit.MILLISECONDS);
+                    }
+                });
+    }
+
+    /**
+     * Stops reconnecting and closes the connection.
+     * @return a future completed when the connection is closed
+     */
+    CompletableFuture<Void> close() {
+        this.closed = true;
+        StatefulRedisConnection<byte[], byte[]> current = this.connection;
+        this.connection = null;
+        this.commands = null;
+        return (current != null) ? current.closeAsync() : CompletableFuture.completedFuture(null);
+    }
+
+}

@@ -1,0 +1,407 @@
+package io.github.redlock.core.internal.node;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+import io.github.redlock.core.NodeConnector;
+import io.github.redlock.core.internal.script.LuaScript;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.netty.util.concurrent.EventExecutorGroup;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One Redis master, reached through one multiplexed asynchronous Lettuce connection. Commands are never
+ * queued while the node is unreachable: before the first connection they are answered "not connected"
+ * at once, later Lettuce rejects them (the client options say so). Replies are recorded into a
+ * {@link QuorumCall}, which also stops waiting at the node timeout. Commands are never cancelled, so each
+ * one reaches the node in the order it was queued on the connection.
+ * <p>
+ * What may be queued for a node is bounded so that releases always fit: acquisitions and extensions are
+ * refused without sending while {@link NodeLimits#SET_LIMIT} replies are pending, releases and clean-ups never are.
+ * A release or clean-up that could not be sent (the node was disconnected) is owed: it is sent again once
+ * the node is connected and has its scripts, as long as the key could still exist, up to
+ * {@link NodeLimits#OWED_LIMIT} per node; past that the key expires with its ttl, and a warning says so.
+ * <p>
+ * It holds every command the algorithm sends to one node (about 360 lines), each with its own bound and reply
+ * decoding, which is most of its length; the connection's life is {@link NodeConnection}'s, the vote {@link NodeVote}'s, what is owed
+ * {@link OwedReleases}'.
+ */
+public final class RedisNodeClient {
+
+    private final String name;
+
+    private final EventExecutorGroup scheduler;
+
+    private final NodeConnection link;
+
+    /** Commands sent and not yet answered: grows while the node is frozen. */
+    private final AtomicInteger awaitingReply = new AtomicInteger();
+
+    private final NodeReply unresponsive;
+
+    /** Releases and clean-ups that could not be sent, to send once the node is back. */
+    private final OwedReleases owed;
+
+    /** Checks the node before it votes, after each (re)connection; until then it does not vote. */
+    private volatile Runnable check = () -> { };
+
+    /** Whether the node may vote: set by the check after each (re)connection. */
+    private final NodeVote vote = new NodeVote();
+
+    /** Whether a resend of owed releases is scheduled. */
+    private final java.util.concurrent.atomic.AtomicBoolean resendPending = new java.util.concurrent.atomic.AtomicBoolean();
+
+    public RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
+        this.name = nameOf(uri);
+        this.scheduler = scheduler;
+        this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
+        this.owed = new OwedReleases(this.name);
+        this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
+    }
+
+    /** How lock errors name a node: {@code host:port} (or the socket path). */
+    public static String nameOf(RedisURI uri) {
+        return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+    }
+
+    /** The node as lock errors name it: {@code host:port}. */
+    public String name() {
+        return this.name;
+    }
+
+    /** Whether the node's connection is up now. */
+    public boolean isConnected() {
+        return this.link.isConnected();
+    }
+
+    /** Sets what checks the node after each (re)connection; it must end in {@link NodeVote#voteFrom}. */
+    public void checkWith(Runnable check) {
+        this.check = check;
+    }
+
+    /** Whether the node may vote, and its {@code run_id}. */
+    public NodeVote vote() {
+        return this.vote;
+    }
+
+    /** The connection works again: send what is owed, and check the node before it votes. */
+    private void ready() {
+        resendOwed();
+        this.check.run();
+    }
+
+    /** The connection dropped: the node may come back as another server process, unchecked. */
+    private void down() {
+        this.vote.disconnected();
+    }
+
+    /**
+     * Reads what the node says of itself: {@code INFO server} and {@code INFO replication}, and whether it logs
+     * every write before answering ({@code CONFIG GET}; false where {@code CONFIG} is disabled).
+     */
+    public CompletableFuture<ServerInfo> serverInfo() {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        CompletableFuture<String> server = async.info("server").toCompletableFuture();
+        CompletableFuture<String> replication = async.info("replication").toCompletableFuture();
+        // One parameter per CONFIG GET: Redis before 7 refuses several, and the node would never count as durable.
+        CompletableFuture<Boolean> durable = async.configGet("appendonly").toCompletableFuture()
+                .thenCombine(async.configGet("appendfsync").toCompletableFuture(),
+                        (appendonly, appendfsync) -> "yes".equals(appendonly.get("appendonly")) && "always".equals(appendfsync.get("appendfsync")))
+                .exceptionally((failure) -> false);
+        return server.thenCombine(replication, (a, b) -> a + "\n" + b)
+                .thenCombine(durable, ServerInfo::parse);
+    }
+
+    /** Reads the node's {@code run_id} ({@code INFO server} alone): which server process answers on this connection. */
+    public CompletableFuture<String> runId() {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.info("server").toCompletableFuture().thenApply((info) -> ServerInfo.parse(info, false).runId());
+    }
+
+    /** Runs a script that is called seldom, by its body, and returns its reply. */
+    public CompletableFuture<Object> call(LuaScript script, byte[][] keys, byte[]... args) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    }
+
+    /** Runs a script that is called seldom and answers a value (null for Lua's false), by its body, and returns its reply. */
+    public CompletableFuture<byte[]> callForValue(LuaScript script, byte[][] keys, byte[]... args) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+        }
+        return async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, keys, args).toCompletableFuture();
+    }
+
+    /**
+     * Starts connecting, and keeps retrying in the background while the node is unreachable.
+     * @return a future completed after the first attempt, whether it succeeded or not
+     */
+    CompletableFuture<Void> connect() {
+        return this.link.connect();
+    }
+
+    /**
+     * Sends {@code SET key token NX PX ttl} and records whether the node set it.
+     */
+    public void setIfAbsent(byte[] key, byte[] token, long ttlMillis, QuorumCall call, int index) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            call.record(index, this.link.notConnected());
+            return;
+        }
+        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
+        if (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index)) {
+            return;
+        }
+        this.awaitingReply.incrementAndGet();
+        async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> {
+            this.awaitingReply.decrementAndGet();
+            call.record(index, acrossReconnect(epoch, (failure != null) ? NodeReply.failure(failure)
+                    : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED));
+        });
+    }
+
+    /**
+     * A yes to an acquisition sent while the node voted but answered after the connection dropped and came back:
+     * it may come from a restarted, unchecked server, so it counts as an error, not a vote (an error, not a
+     * rejection, so that the clean-up still goes to the node).
+     */
+    private NodeReply acrossReconnect(long epoch, NodeReply reply) {
+        if (reply.granted() && this.vote.current().epoch() != epoch) {
+            return new NodeReply(NodeReply.Outcome.ERROR, "error: answered after the connection dropped and came back");
+        }
+        return reply;
+    }
+
+    /**
+     * Sends an acquisition script (read or write lock, or a fenced exclusive lock) and records whether the node
+     * granted it, with the node's fencing counter when the script returns one (any positive reply is a yes);
+     * refused without sending, like a SET, while too many replies are pending.
+     */
+    public void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
+        if (this.link.commands() != null && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
+            return;
+        }
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
+    }
+
+    /**
+     * Sends an extension script and records how long the node keeps the key ({@link NodeReply#held}), or a
+     * no; refused without sending, like a SET, while too many replies are pending, so that an unresponsive
+     * node's queue keeps room for every release.
+     */
+    public void extend(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        if (this.link.commands() != null && refusedAsUnresponsive(call, index)) {
+            return;
+        }
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
+                ? NodeReply.held(reply) : scriptReply(reply, failure)));
+    }
+
+    /**
+     * Sends a release or clean-up script and records whether it deleted something. Never refused for pending
+     * replies; if the node rejects it because it is disconnected, it is owed and sent again when the node
+     * is back, until {@code owedUntilNanos} ({@link System#nanoTime()}), after which the key cannot exist.
+     */
+    public void release(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, long owedUntilNanos) {
+        OwedReleases.Release entry = (owedUntilNanos != 0) ? new OwedReleases.Release(script, keys, args, owedUntilNanos) : null;
+        send(script, keys, args, call, index, (reply, failure) -> {
+            NodeReply result = scriptReply(reply, failure);
+            if (entry != null && notDelivered(result)) {
+                owe(entry);
+            }
+            call.record(index, result);
+        });
+    }
+
+    /**
+     * Sends the handoff script ({@link LuaScript#HANDOFF}) in place of a release: it is the release of the lease
+     * that {@code release} collects and, for the next holder, the acquisition that {@code handoff} collects (a
+     * yes to it, like a SET's, counts only while the node votes on the same connection). Where the node may not
+     * grant an acquisition now (not voting, or too many replies pending) the plain release goes instead, and the
+     * handoff counts a refusal there; a handoff that does not reach the node owes the plain release, never the
+     * handoff itself (a replayed handoff would set a key that nobody holds). A node where another client waits
+     * releases instead (reply 2): a yes for the release, a no for the handoff.
+     */
+    public void handOver(byte[][] keys, byte[][] args, QuorumCall handoff, QuorumCall release, int index, OwedReleases.Release plain) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            NodeReply notConnected = this.link.notConnected();
+            handoff.record(index, notConnected);
+            owe(plain);
+            release.record(index, notConnected);
+            return;
+        }
+        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
+        if (refusedAsNotVoting(handoff, index) || refusedAsUnresponsive(handoff, index)) {
+            release(plain.script(), plain.keys(), plain.args(), release, index, plain.untilNanos());
+            return;
+        }
+        send(async, LuaScript.HANDOFF, keys, args, (reply, failure) -> {
+            NodeReply result = scriptReply(reply, failure);
+            if (notDelivered(result)) {
+                owe(plain);
+            }
+            // 2: released instead, as another client waits there: the lease was held, the handoff refused.
+            release.record(index, (failure == null && reply != null && reply == 2L) ? NodeReply.GRANTED : result);
+            handoff.record(index, acrossReconnect(epoch, result));
+        });
+    }
+
+    /** Whether a release did not reach the node: rejected before sending, or cut off by a dropped connection. */
+    private static boolean notDelivered(NodeReply reply) {
+        if (reply.outcome() == NodeReply.Outcome.REJECTED) {
+            return true;
+        }
+        String reason = reply.reason().toLowerCase(java.util.Locale.ROOT);
+        return reply.outcome() == NodeReply.Outcome.ERROR && (reason.contains("disconnected") || reason.contains("connection closed"));
+    }
+
+    /**
+     * Refuses an acquisition without sending it while the node may not vote (unchecked since it connected, or
+     * quarantined): nothing sent, so no clean-up owed.
+     */
+    private boolean refusedAsNotVoting(QuorumCall call, int index) {
+        if (this.vote.mayVote()) {
+            return false;
+        }
+        call.record(index, this.vote.refusal(isConnected()));
+        return true;
+    }
+
+    /**
+     * Refuses an acquisition without sending it while {@link NodeLimits#SET_LIMIT} replies are pending: nothing sent, so
+     * no clean-up owed; nothing logged or thrown.
+     */
+    private boolean refusedAsUnresponsive(QuorumCall call, int index) {
+        if (this.awaitingReply.get() < NodeLimits.SET_LIMIT) {
+            return false;
+        }
+        call.record(index, this.unresponsive);
+        return true;
+    }
+
+    /**
+     * Runs a script and records a reply of 1 as a yes.
+     */
+    public void eval(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
+        send(script, keys, args, call, index, (reply, failure) -> call.record(index, scriptReply(reply, failure)));
+    }
+
+    /**
+     * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
+     * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
+     */
+    private void send(LuaScript script, byte[][] keys, byte[][] args, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
+        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        if (async == null) {
+            if (call != null) {
+                call.record(index, this.link.notConnected());
+            }
+            return;
+        }
+        send(async, script, keys, args, done);
+    }
+
+    /** Runs a script on the given commands of this node's connection, as {@link #send(LuaScript, byte[][], byte[][], QuorumCall, int, BiConsumer)}. */
+    private void send(RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args, BiConsumer<Long, Throwable> done) {
+        this.awaitingReply.incrementAndGet();
+        if (!this.link.scriptsLoaded()) {
+            async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
+                this.awaitingReply.decrementAndGet();
+                done.accept(reply, failure);
+            });
+            return;
+        }
+        async.<Long>evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
+            this.awaitingReply.decrementAndGet();
+            if (unwrap(failure) instanceof RedisNoScriptException) {
+                // Same connection, so it still runs after any command sent before it (e.g. a late SET).
+                this.awaitingReply.incrementAndGet();
+                async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((retried, again) -> {
+                    this.awaitingReply.decrementAndGet();
+                    done.accept(retried, again);
+                });
+            }
+            else {
+                done.accept(reply, failure);
+            }
+        });
+    }
+
+    /** Keeps a release that could not be sent, to send when the node is back. */
+    private void owe(OwedReleases.Release release) {
+        if (!this.link.isClosed() && this.owed.owe(release) && this.link.scriptsLoaded() && isConnected()
+                && this.resendPending.compareAndSet(false, true)) {
+            // Connected again meanwhile (or the node refused for its queue): try again shortly, off this call's
+            // thread, with one pending resend per node however many releases are owed.
+            this.scheduler.schedule(() -> {
+                this.resendPending.set(false);
+                resendOwed();
+            }, 50, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Sends the owed releases whose keys may still exist; one rejected again is owed again. */
+    private void resendOwed() {
+        this.owed.drain((release) -> send(release.script(), release.keys(), release.args(), null, 0, (reply, failure) -> {
+            if (scriptReply(reply, failure).outcome() == NodeReply.Outcome.REJECTED) {
+                owe(release);
+            }
+        }));
+    }
+
+    /**
+     * An acquisition script's reply: positive is a yes (with the fencing counter, for a fenced lock); below -1, a
+     * no with the holder's PTTL, {@code -(pttl + 2)}; else a no.
+     */
+    private static NodeReply acquisitionReply(Long reply, Throwable failure) {
+        if (failure == null && reply != null && reply > 0) {
+            return NodeReply.counted(reply);
+        }
+        if (failure == null && reply != null && reply < 0) {
+            return NodeReply.deniedFor(-reply - 2);
+        }
+        return scriptReply(reply, failure);
+    }
+
+    private static NodeReply scriptReply(Long reply, Throwable failure) {
+        if (failure != null) {
+            return NodeReply.failure(failure);
+        }
+        return (reply != null && reply == 1L) ? NodeReply.GRANTED : NodeReply.DENIED;
+    }
+
+    /**
+     * Stops reconnecting, forgets what is owed, and closes the connection.
+     * @return a future completed when the connection is closed
+     */
+    CompletableFuture<Void> close() {
+        CompletableFuture<Void> closed = this.link.close();
+        this.owed.clear();
+        return closed;
+    }
+
+    private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+    }
+
+}
