@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.github.redlock.core.internal.RedlockConfig;
 import io.github.redlock.core.internal.node.NodeLimits;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -23,6 +24,12 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
  */
 @FunctionalInterface
 public interface NodeConnector {
+
+    /**
+     * The node timeout of a {@link Redlock} whose builder sets none, 50 ms: the one to pass to
+     * {@link #clientOptions(Duration)} when the application configures none.
+     */
+    Duration DEFAULT_NODE_TIMEOUT = RedlockConfig.DEFAULT_NODE_TIMEOUT;
 
     /**
      * Opens a connection to the node. Called again, after a delay, while it fails.

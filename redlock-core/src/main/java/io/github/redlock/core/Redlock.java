@@ -46,12 +46,10 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe; create one per application and share it. Futures returned by the asynchronous method
  * complete on an I/O thread: never block in a non-async stage chained to them.
  * <p>
- * This class is the public face of the package, and long for it (about 750 lines): some 330 are the javadoc of
- * the one-key, several-keys, read and write forms of each operation (blocking, throwing, asynchronous), and some
- * 240 the {@link Builder}, nested because {@code Redlock.Builder} is a name of the public API. The close's
- * coordination is {@code InFlight}'s and {@code LockEngine}'s; the algorithm lives in package-private
- * classes ({@code LockEngine} for attempts, {@code FollowUps} for releases and extensions, {@code LeaseWatch}
- * for automatic extension, {@code RedisNodeClient} for one node).
+ * This class is the public face of the library: the one-key, several-keys, read and write forms of each operation
+ * (blocking, throwing, asynchronous) and the {@link Builder}, nested because {@code Redlock.Builder} is a name of the
+ * public API. The builder only collects values; their validation and defaults, and the wiring of the parts, are in the
+ * internal packages ({@code io.github.redlock.core.internal}), as is the algorithm itself.
  */
 public final class Redlock implements AutoCloseable {
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redlock.core.internal.lease.ExtendOutcome;
+import io.github.redlock.core.internal.lease.Extension;
 import io.github.redlock.core.internal.lease.LeaseAccess;
 import io.github.redlock.core.internal.lease.LeaseHandle;
 import io.github.redlock.core.internal.lease.LeaseOperations;
@@ -34,9 +35,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * Thread-safe. Whenever {@link #isValid()} is true, a quorum of nodes holds the lease's token for at least
- * {@link #remainingValidity()}. (About 350 lines, a third of them the javadoc of its public methods, the rest
- * the release, extension and loss paths, which race each other and are kept together; the lease's state on
- * the nodes is a {@code LeaseHandle}, its automatic extension a {@code LeaseWatch}.)
+ * {@link #remainingValidity()}. (The release, extension and loss paths race each other and are kept together here;
+ * the lease's state on the nodes is an internal {@code LeaseHandle}, its automatic extension a {@code LeaseWatch}.)
  */
 public final class RedlockLease implements AutoCloseable {
 
@@ -229,7 +229,7 @@ public final class RedlockLease implements AutoCloseable {
             markLost(EXPIRED_BEFORE_EXTENSION);
             return false;
         }
-        ExtendOutcome outcome = Futures.await(this.operations.extend(this.handle, ttlMillis, false), this.operations.callBoundNanos(),
+        ExtendOutcome outcome = Futures.await(this.operations.extend(this.handle, ttlMillis, Extension.REQUESTED), this.operations.callBoundNanos(),
                 () -> ExtendOutcome.NOT_EXTENDED);
         if (outcome == ExtendOutcome.REFUSED) {
             markLost(LeaseWatch.MAJORITY_GONE);
@@ -357,7 +357,9 @@ public final class RedlockLease implements AutoCloseable {
         }
         this.watch.stop();
         try {
-            this.operations.release(this.handle, keepMillis).whenComplete((released, failure) -> mine.complete(failure == null && released));
+            CompletableFuture<Boolean> sent = (keepMillis > 0) ? this.operations.releaseLater(this.handle, keepMillis)
+                    : this.operations.release(this.handle);
+            sent.whenComplete((released, failure) -> mine.complete(failure == null && released));
         }
         catch (RuntimeException ex) {
             mine.complete(false); // e.g. its Redlock was closed: the keys expire with their ttl

@@ -88,7 +88,7 @@ final class HeldLock {
 
     /**
      * Adds a holder, unless the last one has let go already.
-     * @return whether the caller now holds the lock and must {@link #drop(boolean) drop} it when done
+     * @return whether the caller now holds the lock and must {@link #drop() drop} it when done
      */
     boolean retain() {
         for (;;) {
@@ -103,13 +103,12 @@ final class HeldLock {
     }
 
     /**
-     * Lets go of one hold; the last one releases the lease.
-     * @param wait whether to wait for the nodes' answers to the release (a synchronous method's caller expects
-     * the lock to be free when the method has returned)
+     * Lets go of one hold; the last one releases the lease and waits for the nodes' answers (a synchronous method's
+     * caller expects the lock to be free when the method has returned).
      */
-    void drop(boolean wait) {
+    void drop() {
         if (HOLDERS.decrementAndGet(this) == 0) {
-            release(wait);
+            release(true);
         }
     }
 

@@ -204,17 +204,17 @@ public class RedlockedAspect implements Ordered {
             if (acquiredHere) {
                 hold.callReturned();
             }
-            hold.drop(true);
+            hold.drop();
             throw ex;
         }
         if (acquiredHere) {
             hold.callReturned();
         }
         if (locked.result() == LockedMethod.Result.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
-            stage.whenComplete((value, failure) -> hold.drop(false));
+            stage.whenComplete((value, failure) -> hold.dropAsync());
         }
         else {
-            hold.drop(true);
+            hold.drop();
         }
         return result;
     }

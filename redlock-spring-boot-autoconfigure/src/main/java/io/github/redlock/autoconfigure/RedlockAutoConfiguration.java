@@ -1,10 +1,12 @@
 package io.github.redlock.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.github.redlock.aop.RedlockedAspect;
 import io.github.redlock.aop.RedlockedDefaults;
 import io.github.redlock.connection.RedlockConnectionFactories;
+import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockClientResources;
@@ -23,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationEventPublisher;
@@ -64,7 +67,8 @@ public final class RedlockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RedlockConnectionFactories redlockConnectionFactories(RedlockProperties properties, RedlockClientResources resources) {
-        return new RedlockConnectionFactories(properties.getNodeTimeout(), resources.resources());
+        Duration nodeTimeout = properties.getNodeTimeout();
+        return new RedlockConnectionFactories((nodeTimeout != null) ? nodeTimeout : NodeConnector.DEFAULT_NODE_TIMEOUT, resources.resources());
     }
 
     @Bean(destroyMethod = "close")
@@ -82,16 +86,18 @@ public final class RedlockAutoConfiguration {
             ObjectProvider<ObservationRegistry> observationRegistry, ObjectProvider<RedlockObservationConvention> observationConvention) {
         List<String> nodes = connectionDetails.getNodes();
         try {
-            Redlock redlock = Redlock.builder()
-                    .nodes(nodes)
-                    .nodeTimeout(properties.getNodeTimeout())
-                    .clockDriftFactor(properties.getClockDriftFactor())
-                    .retryDelay(properties.getRetryDelay())
-                    .keyPrefix(properties.getKeyPrefix())
-                    .acquisitionBudget(properties.getAcquisitionBudget())
-                    .maxTtl(properties.getMaxTtl())
-                    .restartQuarantine(properties.getRestartQuarantine())
-                    .fencing(properties.isFencing())
+            Redlock.Builder builder = Redlock.builder().nodes(nodes);
+            // Only what the application set: the core's defaults are the only defaults.
+            PropertyMapper map = PropertyMapper.get();
+            map.from(properties::getNodeTimeout).to(builder::nodeTimeout);
+            map.from(properties::getClockDriftFactor).to(builder::clockDriftFactor);
+            map.from(properties::getRetryDelay).to(builder::retryDelay);
+            map.from(properties::getKeyPrefix).to(builder::keyPrefix);
+            map.from(properties::getAcquisitionBudget).to(builder::acquisitionBudget);
+            map.from(properties::getMaxTtl).to(builder::maxTtl);
+            map.from(properties::getRestartQuarantine).to(builder::restartQuarantine);
+            map.from(properties::getFencing).to(builder::fencing);
+            Redlock redlock = builder
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
                     .observer(RedlockObservers.of(observer.orderedStream().toList()))
@@ -113,7 +119,7 @@ public final class RedlockAutoConfiguration {
         RedlockedAspect aspect = new RedlockedAspect(beanFactory, environment, () -> {
             RedlockProperties properties = beanFactory.getBean(RedlockProperties.class);
             return new RedlockedDefaults(properties.getDefaultTtl(), properties.getDefaultWaitTime(), properties.getDefaultMaxHold(),
-                    properties.getMaxTtl());
+                    beanFactory.getBean(Redlock.class).maxTtl());
         });
         // Bound from the environment: the order is asked for while beans are proxied, which may be before the
         // RedlockProperties bean is bound. A value that is not a number fails here, naming the property.

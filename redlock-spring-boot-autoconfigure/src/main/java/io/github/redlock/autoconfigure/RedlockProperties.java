@@ -4,10 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redlock.aop.RedlockedAspect;
 import io.github.redlock.core.RestartQuarantine;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.core.Ordered;
 
 /**
  * Configuration properties of the Redlock starter ({@code redlock.*}).
@@ -44,47 +45,47 @@ public class RedlockProperties {
     /**
      * Longest time to live a lock or an extension may ask for; longer work uses autoExtend. A node that restarted without its keys waits this long before it votes again.
      */
-    private Duration maxTtl = Duration.ofSeconds(60);
+    private @Nullable Duration maxTtl;
 
     /**
      * When a node that restarted may vote again: auto (a node that restarted while in use waits the longest max-ttl any client recorded for it after its start; fresh nodes, and nodes with appendfsync always that prove they kept their data, vote at once), always (every node up for less than max-ttl waits, first start included) or never.
      */
-    private RestartQuarantine restartQuarantine = RestartQuarantine.AUTO;
+    private @Nullable RestartQuarantine restartQuarantine;
 
     /**
      * Whether exclusive and write leases carry a fencing token (RedlockLease.fencingToken(), RedlockContext.currentLease()) that storage can check to refuse a holder that paused past its lease. Costs one more parallel round trip per acquisition and one counter key per node.
      */
-    private boolean fencing;
+    private @Nullable Boolean fencing;
 
     /**
      * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
      */
-    private Duration nodeTimeout = Duration.ofMillis(50);
+    private @Nullable Duration nodeTimeout;
 
     /**
      * Fraction of the ttl allowed for clock drift between nodes; a lease's validity is shortened by ttl * factor + 2 ms.
      */
-    private double clockDriftFactor = 0.01;
+    private @Nullable Double clockDriftFactor;
 
     /**
      * Base delay between acquisition attempts, jittered between half and one and a half times it.
      */
-    private Duration retryDelay = Duration.ofMillis(100);
+    private @Nullable Duration retryDelay;
 
     /**
      * Prefix of every Redis key the lock writes.
      */
-    private String keyPrefix = "redlock:";
+    private @Nullable String keyPrefix;
 
     /**
      * Largest fraction of the ttl an acquisition may take for the lock to be accepted (e.g. 0.33 for the "elapsed <= ttl/3" variant); 1 for no budget beyond the validity rule.
      */
-    private double acquisitionBudget = 1.0;
+    private @Nullable Double acquisitionBudget;
 
     /**
      * Order of the @Redlocked aspect among a method's advice, lower running further outside; keep it below the transaction interceptor's order (if @EnableTransactionManagement sets an order, lower than that) so that a lock is released only after its transaction ended.
      */
-    private int aspectOrder = Ordered.LOWEST_PRECEDENCE - 1;
+    private int aspectOrder = RedlockedAspect.DEFAULT_ORDER;
 
     public boolean isEnabled() {
         return this.enabled;
@@ -126,67 +127,67 @@ public class RedlockProperties {
         this.defaultMaxHold = defaultMaxHold;
     }
 
-    public Duration getMaxTtl() {
+    public @Nullable Duration getMaxTtl() {
         return this.maxTtl;
     }
 
-    public void setMaxTtl(Duration maxTtl) {
+    public void setMaxTtl(@Nullable Duration maxTtl) {
         this.maxTtl = maxTtl;
     }
 
-    public boolean isFencing() {
+    public @Nullable Boolean getFencing() {
         return this.fencing;
     }
 
-    public void setFencing(boolean fencing) {
+    public void setFencing(@Nullable Boolean fencing) {
         this.fencing = fencing;
     }
 
-    public RestartQuarantine getRestartQuarantine() {
+    public @Nullable RestartQuarantine getRestartQuarantine() {
         return this.restartQuarantine;
     }
 
-    public void setRestartQuarantine(RestartQuarantine restartQuarantine) {
+    public void setRestartQuarantine(@Nullable RestartQuarantine restartQuarantine) {
         this.restartQuarantine = restartQuarantine;
     }
 
-    public Duration getNodeTimeout() {
+    public @Nullable Duration getNodeTimeout() {
         return this.nodeTimeout;
     }
 
-    public void setNodeTimeout(Duration nodeTimeout) {
+    public void setNodeTimeout(@Nullable Duration nodeTimeout) {
         this.nodeTimeout = nodeTimeout;
     }
 
-    public double getClockDriftFactor() {
+    public @Nullable Double getClockDriftFactor() {
         return this.clockDriftFactor;
     }
 
-    public void setClockDriftFactor(double clockDriftFactor) {
+    public void setClockDriftFactor(@Nullable Double clockDriftFactor) {
         this.clockDriftFactor = clockDriftFactor;
     }
 
-    public Duration getRetryDelay() {
+    public @Nullable Duration getRetryDelay() {
         return this.retryDelay;
     }
 
-    public void setRetryDelay(Duration retryDelay) {
+    public void setRetryDelay(@Nullable Duration retryDelay) {
         this.retryDelay = retryDelay;
     }
 
-    public String getKeyPrefix() {
+    public @Nullable String getKeyPrefix() {
         return this.keyPrefix;
     }
 
-    public void setKeyPrefix(String keyPrefix) {
+    public void setKeyPrefix(@Nullable String keyPrefix) {
         this.keyPrefix = keyPrefix;
     }
 
-    public double getAcquisitionBudget() {
+    public @Nullable Double getAcquisitionBudget() {
         return this.acquisitionBudget;
     }
 
-    public void setAcquisitionBudget(double acquisitionBudget) {
+    public void setAcquisitionBudget(@Nullable Double acquisitionBudget) {
         this.acquisitionBudget = acquisitionBudget;
     }
 

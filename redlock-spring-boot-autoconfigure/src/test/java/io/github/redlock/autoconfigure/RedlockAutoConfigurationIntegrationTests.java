@@ -37,6 +37,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 @ExtendWith(OutputCaptureExtension.class)
 class RedlockAutoConfigurationIntegrationTests {
@@ -231,6 +232,28 @@ class RedlockAutoConfigurationIntegrationTests {
             assertThat(failure.getValue()).isEqualTo(java.util.List.of("redis://127.0.0.1:1", "localhost:6379"));
             assertThat(failure.getReason()).startsWith("nodes[1] 'localhost:6379' is not a Redis URI").contains("redis://10.0.0.1:6379");
         });
+    }
+
+    @Test
+    void unsetPropertiesLeaveTheCoresDefaultsAndSetOnesReachTheCore() {
+        this.runner.withPropertyValues(nodes(redis.uris())).run((context) -> {
+            Redlock redlock = context.getBean(Redlock.class);
+            assertThat(redlock.maxTtl()).isEqualTo(Duration.ofSeconds(60));
+            RedlockLease lease = redlock.acquire("defaults", Duration.ofSeconds(10), Duration.ZERO);
+            try (var connection = context.getBean(RedlockConnectionFactories.class).factories().values().iterator().next().getConnection()) {
+                assertThat(connection.keyCommands().exists("redlock:defaults".getBytes())).isEqualTo(1L);
+            }
+            assertThatIllegalStateException().isThrownBy(lease::fencingToken); // fencing is off by default
+            assertThat(lease.release()).isTrue();
+        });
+        this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("redlock.max-ttl=90s", "redlock.fencing=true")
+                .run((context) -> {
+                    Redlock redlock = context.getBean(Redlock.class);
+                    assertThat(redlock.maxTtl()).isEqualTo(Duration.ofSeconds(90));
+                    try (RedlockLease lease = redlock.acquire("set", Duration.ofSeconds(10), Duration.ZERO)) {
+                        assertThat(lease.fencingToken()).isPositive();
+                    }
+                });
     }
 
     @Test

@@ -1,9 +1,17 @@
 package io.github.redlock.autoconfigure;
 
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
+import com.jayway.jsonpath.JsonPath;
+
+import io.github.redlock.aop.RedlockedAspect;
 import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.core.internal.RedlockConfig;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.BindException;
@@ -17,28 +25,60 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests {@link RedlockProperties} as Spring Boot binds the {@code redlock.*} properties, with a {@link Binder} over a
- * map and no application context: the defaults, each property's name and type (durations in every style Boot reads,
+ * map and no application context: the defaults (the core's settings unset, their defaults in the metadata the core's own), each property's name and type (durations in every style Boot reads,
  * the node list, the restart quarantine in any case), relaxed names, and a value of the wrong type.
  */
 class RedlockPropertiesTests {
 
     @Test
-    void withoutPropertiesTheDefaultsApply() {
+    void withoutPropertiesTheStartersDefaultsApplyAndTheCoresSettingsStayUnset() {
         RedlockProperties properties = bind(Map.of());
         assertThat(properties.isEnabled()).isTrue();
         assertThat(properties.getNodes()).isEmpty();
         assertThat(properties.getDefaultTtl()).isEqualTo(Duration.ofSeconds(30));
         assertThat(properties.getDefaultWaitTime()).isZero();
         assertThat(properties.getDefaultMaxHold()).isEqualTo(Duration.ofMinutes(10));
-        assertThat(properties.getMaxTtl()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(properties.getRestartQuarantine()).isEqualTo(RestartQuarantine.AUTO);
-        assertThat(properties.isFencing()).isFalse();
-        assertThat(properties.getNodeTimeout()).isEqualTo(Duration.ofMillis(50));
-        assertThat(properties.getClockDriftFactor()).isEqualTo(0.01);
-        assertThat(properties.getRetryDelay()).isEqualTo(Duration.ofMillis(100));
-        assertThat(properties.getKeyPrefix()).isEqualTo("redlock:");
-        assertThat(properties.getAcquisitionBudget()).isEqualTo(1.0);
         assertThat(properties.getAspectOrder()).isEqualTo(Ordered.LOWEST_PRECEDENCE - 1);
+        // Unset, so that the core's defaults are the only ones (RedlockAutoConfiguration maps only what was set).
+        assertThat(properties.getMaxTtl()).isNull();
+        assertThat(properties.getRestartQuarantine()).isNull();
+        assertThat(properties.getFencing()).isNull();
+        assertThat(properties.getNodeTimeout()).isNull();
+        assertThat(properties.getClockDriftFactor()).isNull();
+        assertThat(properties.getRetryDelay()).isNull();
+        assertThat(properties.getKeyPrefix()).isNull();
+        assertThat(properties.getAcquisitionBudget()).isNull();
+    }
+
+    /**
+     * The IDE shows the core's defaults (and the aspect's order) from {@code additional-spring-configuration-metadata.json}:
+     * bound as the application would write them, they must be the defaults the core (and the aspect) apply.
+     */
+    @Test
+    void theMetadatasDefaultsAreTheCoresDefaults() throws Exception {
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            Map<String, String> defaults = new LinkedHashMap<>();
+            for (Map<String, Object> property : JsonPath.<List<Map<String, Object>>>read(json, "$.properties[*]")) {
+                if (property.get("defaultValue") != null) {
+                    defaults.put((String) property.get("name"), String.valueOf(property.get("defaultValue")));
+                }
+            }
+            assertThat(defaults).containsKeys("redlock.node-timeout", "redlock.clock-drift-factor", "redlock.retry-delay",
+                    "redlock.key-prefix", "redlock.acquisition-budget", "redlock.max-ttl", "redlock.restart-quarantine", "redlock.fencing",
+                    "redlock.aspect-order");
+            RedlockProperties properties = bind(defaults);
+            assertThat(properties.getNodeTimeout()).isEqualTo(RedlockConfig.DEFAULT_NODE_TIMEOUT);
+            assertThat(properties.getClockDriftFactor()).isEqualTo(RedlockConfig.DEFAULT_CLOCK_DRIFT_FACTOR);
+            assertThat(properties.getRetryDelay()).isEqualTo(RedlockConfig.DEFAULT_RETRY_DELAY);
+            assertThat(properties.getKeyPrefix()).isEqualTo(RedlockConfig.DEFAULT_KEY_PREFIX);
+            assertThat(properties.getAcquisitionBudget()).isEqualTo(RedlockConfig.DEFAULT_ACQUISITION_BUDGET);
+            assertThat(properties.getMaxTtl()).isEqualTo(RedlockConfig.DEFAULT_MAX_TTL);
+            assertThat(properties.getRestartQuarantine()).isEqualTo(RedlockConfig.DEFAULT_RESTART_QUARANTINE);
+            assertThat(properties.getFencing()).isEqualTo(RedlockConfig.DEFAULT_FENCING);
+            assertThat(properties.getAspectOrder()).isEqualTo(RedlockedAspect.DEFAULT_ORDER);
+            assertThat(defaults).containsEntry("redlock.aspect-order", Integer.toString(RedlockedAspect.DEFAULT_ORDER));
+        }
     }
 
     @Test
@@ -58,7 +98,7 @@ class RedlockPropertiesTests {
         assertThat(properties.getDefaultMaxHold()).isEqualTo(Duration.ofHours(1));
         assertThat(properties.getMaxTtl()).isEqualTo(Duration.ofMinutes(2));
         assertThat(properties.getRestartQuarantine()).isEqualTo(RestartQuarantine.ALWAYS);
-        assertThat(properties.isFencing()).isTrue();
+        assertThat(properties.getFencing()).isTrue();
         assertThat(properties.getNodeTimeout()).isEqualTo(Duration.ofMillis(20));
         assertThat(properties.getClockDriftFactor()).isEqualTo(0.05);
         assertThat(properties.getRetryDelay()).isEqualTo(Duration.ofMillis(250)); // a bare number is in milliseconds

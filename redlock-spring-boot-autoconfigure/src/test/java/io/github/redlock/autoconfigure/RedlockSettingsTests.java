@@ -24,7 +24,7 @@ class RedlockSettingsTests {
         this.properties.setClockDriftFactor(1.5);
         this.properties.setRetryDelay(Duration.ofMillis(-1));
         this.properties.setKeyPrefix("p:");
-        this.properties.setAcquisitionBudget(0);
+        this.properties.setAcquisitionBudget(0.0);
         this.properties.setMaxTtl(Duration.ofDays(400));
         this.properties.setRestartQuarantine(RestartQuarantine.NEVER);
         assertReported("clockDriftFactor", "redlock.clock-drift-factor", 1.5);

@@ -33,8 +33,8 @@ import org.jspecify.annotations.Nullable;
  * JVM waiting behind it, and the start of each acquisition's
  * {@link Retries} (in this JVM's line for the lock, see {@link LocalLines}). Releases and extensions are the
  * {@link FollowUps}'. Everything is asynchronous; the synchronous API blocks on these futures with a bound.
- * About 430 lines: an attempt, its fencing round, the handoff and their outcomes depend on each other's ordering on the
- * connections, which is easier to check in one place; the close's drain is its last part.
+ * An attempt, its fencing round, the handoff and their outcomes depend on each other's ordering on the connections,
+ * which is easier to check in one place; the close's drain is its last part.
  */
 public final class LockEngine implements Retries.Attempts {
 
@@ -348,7 +348,8 @@ public final class LockEngine implements Retries.Attempts {
             if (reached && problem == null) {
                 return CompletableFuture.completedFuture(granted(LockType.EXCLUSIVE, lease.name(), keys, token, handedOver, null, ttlMillis, 0));
             }
-            return failed(LockType.EXCLUSIVE, keys, tokenBytes, handedOver, handedOver, problem, ttlMillis, deadlineNanos, true);
+            return failed(LockType.EXCLUSIVE, keys, tokenBytes, handedOver, handedOver, problem, ttlMillis, deadlineNanos,
+                    Lock.MAY_HAVE_FREED);
         });
         successor.handedOver(attempt, underWay, tokenBytes);
         return release;
@@ -440,15 +441,21 @@ public final class LockEngine implements Retries.Attempts {
      */
     private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
             QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos) {
-        return failed(type, keys, tokenBytes, acquisition, report, problem, ttlMillis, deadlineNanos, false);
+        return failed(type, keys, tokenBytes, acquisition, report, problem, ttlMillis, deadlineNanos, Lock.NOT_FREED);
     }
 
-    /** @param freed whether the attempt may have freed the lock (a failed handoff): its clean-up then publishes */
+    /** Whether a failed attempt may have freed the lock, as a failed handoff may: its clean-up then publishes. */
+    private enum Lock {
+
+        NOT_FREED, MAY_HAVE_FREED
+
+    }
+
     private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
-            QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos, boolean freed) {
+            QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos, Lock lock) {
         boolean retrying = System.nanoTime() - deadlineNanos < 0;
         Attempt failed = Attempt.failed(report, problem, retrying);
-        boolean quiet = retrying && !freed;
+        boolean quiet = retrying && lock == Lock.NOT_FREED;
         byte[][] marking = keys.cleanupMarking();
         // A read or write lock's retry clean-up is never owed: sent late, it would delete what the next attempt set
         // under the same token. Every other attempt's token is its own (LockType#keepsTokenAcrossAttempts).

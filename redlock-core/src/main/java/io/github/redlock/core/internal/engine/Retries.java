@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * never started on an I/O thread (it runs on the JDK's delay scheduler or the common pool): a read or write
  * lock's next attempt, with the same token, must reach each node after the previous attempt's clean-up,
  * and an I/O thread would write it to its own connections ahead of the clean-up queued there.
- * About 320 lines: the handshake between a wake, a handoff and an attempt under way ({@code phase}, {@code wakes}) only
- * reads correctly in one place.
+ * The handshake between a wake, a handoff and an attempt under way ({@code phase}, {@code wakes}) is kept in this one
+ * class: it only reads correctly in one place.
  */
 public final class Retries implements Runnable {
 
@@ -150,9 +150,7 @@ public final class Retries implements Runnable {
      */
     void start() {
         if (this.started.compareAndSet(false, true)) {
-            ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channels(), this::wake);
-            this.subscription = subscription;
-            this.result.whenComplete((attempt, failure) -> subscription.close());
+            listen();
             run();
         }
     }
@@ -188,9 +186,7 @@ public final class Retries implements Runnable {
             return;
         }
         this.awaitedRelease = ByteBuffer.wrap(holder.token().getBytes(StandardCharsets.US_ASCII));
-        ReleaseMessages.Subscription subscription = this.engine.listen(this.keys.channels(), this::wake);
-        this.subscription = subscription;
-        this.result.whenComplete((attempt, failure) -> subscription.close());
+        listen();
         this.phase.set(WAITING);
         // From here the holder's release may hand the lock over to this caller (takeOver, then handedOver);
         // a release that began before, or that finds this caller no longer waiting, wakes it as above.
@@ -199,17 +195,11 @@ public final class Retries implements Runnable {
         long remaining = this.deadlineNanos - System.nanoTime();
         long holderLeft = holder.remainingValidity().toNanos();
         if (LEASES.ended(holder) || holderLeft <= 0 || remaining <= 0) {
-            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
-                run();
-            }
+            runIfWaiting();
             return;
         }
         long delay = Math.min(holderLeft + TimeUnit.MILLISECONDS.toNanos(1), remaining);
-        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
-            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
-                run();
-            }
-        });
+        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(this::runIfWaiting);
     }
 
     /**
@@ -279,6 +269,18 @@ public final class Retries implements Runnable {
             this.lastLocalRelease = released;
         }
         this.wakes.incrementAndGet();
+        runIfWaiting();
+    }
+
+    /** Listens for the releases of the lock's keys until the acquisition is decided. */
+    private void listen() {
+        ReleaseMessages.Subscription listening = this.engine.listen(this.keys.channels(), this::wake);
+        this.subscription = listening;
+        this.result.whenComplete((attempt, failure) -> listening.close());
+    }
+
+    /** Starts the next attempt, unless one is under way already (a wake, a handoff or the delay came first). */
+    private void runIfWaiting() {
         if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
             run();
         }
@@ -357,11 +359,7 @@ public final class Retries implements Runnable {
             ForkJoinPool.commonPool().execute(this);
             return;
         }
-        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
-            if (this.phase.compareAndSet(WAITING, ATTEMPTING)) {
-                run();
-            }
-        });
+        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(this::runIfWaiting);
     }
 
     /**

@@ -39,8 +39,8 @@ import org.jspecify.annotations.Nullable;
  * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
  * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
  * <p>
- * It is longer than the core's other classes (about 380 lines) because the check is one sequence with three
- * outcomes (vote, wait, check again) and each step explains why it fails closed; the fencing repair it runs
+ * The check is one sequence with three outcomes (vote, wait, check again), and each step explains why it fails
+ * closed; the fencing repair it runs
  * before a node votes is {@link Fencing}'s, and the vote's state {@link NodeVote}'s.
  */
 public final class RestartGuard implements AutoCloseable {

@@ -74,7 +74,16 @@ public final class FollowUps implements LeaseOperations {
      * lease that a caller of this JVM waits behind is handed to that caller in the same step ({@link Handover}).
      */
     @Override
-    public CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
+    public CompletableFuture<Boolean> release(LeaseHandle lease) {
+        return release(lease, 0);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseLater(LeaseHandle lease, long keepMillis) {
+        return release(lease, keepMillis);
+    }
+
+    private CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
         this.held.remove(lease);
         LockObservations observations = this.observations;
         LockObservations.Started observation = (observations != null) ? observations.releasing(lease) : null;
@@ -127,9 +136,9 @@ public final class FollowUps implements LeaseOperations {
      * @return a future of the outcome: extended when a quorum of nodes confirmed the key past now
      */
     @Override
-    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, boolean automatic) {
+    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, Extension by) {
         LockObservations observations = this.observations;
-        LockObservations.Started observation = (observations != null) ? observations.extending(lease, ttlMillis, automatic) : null;
+        LockObservations.Started observation = (observations != null) ? observations.extending(lease, ttlMillis, by) : null;
         lease.asked(ttlMillis);
         byte[][] keys = lease.keys().extend();
         byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };

@@ -6,6 +6,7 @@ import io.github.redlock.core.internal.script.LockType;
 
 
 
+
 /**
  * What a lease is on the nodes: its lock type and keys, its token, the acquisition's replies (follow-ups go
  * only where the acquisition may have arrived), and what each node is known to hold. Shared by the lease, its

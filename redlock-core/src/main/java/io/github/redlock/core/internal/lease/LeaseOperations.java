@@ -16,17 +16,24 @@ public interface LeaseOperations {
     /**
      * Asks every node that may hold the lease to keep its key at least {@code ttlMillis} more, and records
      * their answers in the lease's {@link NodeExpiries}.
-     * @param automatic whether the lease's automatic extension asks (for observations)
+     * @param by who asks (for observations)
      * @return a future of what the extension achieved; never completed exceptionally
      */
-    CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, boolean automatic);
+    CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, Extension by);
 
     /**
      * Deletes the lease's key on every node where it still holds the lease's token, and stops listing it as held.
-     * With {@code keepMillis} above 0 the keys are not deleted but left to expire in at most that long.
      * @return a future of whether a quorum still held it
      */
-    CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis);
+    CompletableFuture<Boolean> release(LeaseHandle lease);
+
+    /**
+     * Releases the lease in {@code keepMillis}: its keys are not deleted but left to expire in at most that long on
+     * every node where they still hold its token, and it stops being listed as held.
+     * @param keepMillis above 0
+     * @return a future of whether a quorum still held it
+     */
+    CompletableFuture<Boolean> releaseLater(LeaseHandle lease, long keepMillis);
 
     /** Runs a task on the lock's shared timer (coarse: about 10 ms). */
     Timeout schedule(TimerTask task, long delayNanos);

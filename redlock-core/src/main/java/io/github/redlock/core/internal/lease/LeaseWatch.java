@@ -144,7 +144,7 @@ public final class LeaseWatch {
             long holdLeft = holdDeadline - now;
             if (holdLeft - validLeft > ttlNanos / 4) {
                 long ttl = Math.min(this.lease.ttlMillis(), TimeUnit.NANOSECONDS.toMillis(holdLeft));
-                this.operations.extend(this.lease, ttl, true).whenComplete((outcome, failure) -> afterExtension(
+                this.operations.extend(this.lease, ttl, Extension.AUTOMATIC).whenComplete((outcome, failure) -> afterExtension(
                         (failure != null) ? ExtendOutcome.NOT_EXTENDED : outcome));
                 return;
             }

@@ -101,8 +101,8 @@ public final class LockObservations {
      * Starts observing an extension; {@link #extended} stops it.
      * @return the observation under way, or null when it could not be started
      */
-    @Nullable Started extending(LeaseHandle lease, long ttlMillis, boolean automatic) {
-        return start(Operation.EXTEND, lease.type(), lease.name(), ttlMillis, automatic);
+    @Nullable Started extending(LeaseHandle lease, long ttlMillis, Extension by) {
+        return start(Operation.EXTEND, lease.type(), lease.name(), ttlMillis, by == Extension.AUTOMATIC);
     }
 
     /** Stops an extension's observation with its outcome. */

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.LuaScript;
@@ -29,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  * the node is connected and has its scripts, as long as the key could still exist, up to
  * {@link NodeLimits#OWED_LIMIT} per node; past that the key expires with its ttl, and a warning says so.
  * <p>
- * It holds every command the algorithm sends to one node (about 360 lines), each with its own bound and reply
- * decoding, which is most of its length; the connection's life is {@link NodeConnection}'s, the vote {@link NodeVote}'s, what is owed
+ * It holds every command the algorithm sends to one node, each with its own bound and reply decoding; the
+ * connection's life is {@link NodeConnection}'s, the vote {@link NodeVote}'s, what is owed
  * {@link OwedReleases}'.
  */
 public final class RedisNodeClient {
@@ -107,46 +108,41 @@ public final class RedisNodeClient {
      * every write before answering ({@code CONFIG GET}; false where {@code CONFIG} is disabled).
      */
     public CompletableFuture<ServerInfo> serverInfo() {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
-        if (async == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
-        }
-        CompletableFuture<String> server = async.info("server").toCompletableFuture();
-        CompletableFuture<String> replication = async.info("replication").toCompletableFuture();
-        // One parameter per CONFIG GET: Redis before 7 refuses several, and the node would never count as durable.
-        CompletableFuture<Boolean> durable = async.configGet("appendonly").toCompletableFuture()
-                .thenCombine(async.configGet("appendfsync").toCompletableFuture(),
-                        (appendonly, appendfsync) -> "yes".equals(appendonly.get("appendonly")) && "always".equals(appendfsync.get("appendfsync")))
-                .exceptionally((failure) -> false);
-        return server.thenCombine(replication, (a, b) -> a + "\n" + b)
-                .thenCombine(durable, ServerInfo::parse);
+        return onConnection((async) -> {
+            CompletableFuture<String> server = async.info("server").toCompletableFuture();
+            CompletableFuture<String> replication = async.info("replication").toCompletableFuture();
+            // One parameter per CONFIG GET: Redis before 7 refuses several, and the node would never count as durable.
+            CompletableFuture<Boolean> durable = async.configGet("appendonly").toCompletableFuture()
+                    .thenCombine(async.configGet("appendfsync").toCompletableFuture(),
+                            (appendonly, appendfsync) -> "yes".equals(appendonly.get("appendonly")) && "always".equals(appendfsync.get("appendfsync")))
+                    .exceptionally((failure) -> false);
+            return server.thenCombine(replication, (a, b) -> a + "\n" + b)
+                    .thenCombine(durable, ServerInfo::parse);
+        });
     }
 
     /** Reads the node's {@code run_id} ({@code INFO server} alone): which server process answers on this connection. */
     public CompletableFuture<String> runId() {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
-        if (async == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
-        }
-        return async.info("server").toCompletableFuture().thenApply((info) -> ServerInfo.parse(info, false).runId());
+        return onConnection((async) -> async.info("server").toCompletableFuture().thenApply((info) -> ServerInfo.parse(info, false).runId()));
     }
 
     /** Runs a script that is called seldom, by its body, and returns its reply. */
     public CompletableFuture<Object> call(LuaScript script, byte[][] keys, byte[]... args) {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
-        if (async == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
-        }
-        return async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+        return onConnection((async) -> async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture());
     }
 
     /** Runs a script that is called seldom and answers a value (null for Lua's false), by its body, and returns its reply. */
     public CompletableFuture<byte[]> callForValue(LuaScript script, byte[][] keys, byte[]... args) {
+        return onConnection((async) -> async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, keys, args).toCompletableFuture());
+    }
+
+    /** Runs a seldom command on the connection, or fails with "not connected" while there is none. */
+    private <T> CompletableFuture<T> onConnection(Function<RedisAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
         RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
         if (async == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
         }
-        return async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, keys, args).toCompletableFuture();
+        return command.apply(async);
     }
 
     /**

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * every {@link #RESUBSCRIBE_MILLIS} ms while it is (a SUBSCRIBE rejected while a connection was down is not
  * retried by Lettuce). Messages are a hint: a waiter still retries after its delay when none comes.
  * <p>
- * About 320 lines, most of them the subscription's life: every change of a channel's waiters happens in the
+ * Most of it is the subscription's life: every change of a channel's waiters happens in the
  * channel map's compute functions, so that a SUBSCRIBE and the UNSUBSCRIBE of the last waiter never cross, and a
  * connection that opens meanwhile still subscribes what it missed.
  */

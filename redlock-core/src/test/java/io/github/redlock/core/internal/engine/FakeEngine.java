@@ -13,6 +13,7 @@ import io.github.redlock.core.RedlockLease;
 import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.internal.lease.Attempt;
 import io.github.redlock.core.internal.lease.ExtendOutcome;
+import io.github.redlock.core.internal.lease.Extension;
 import io.github.redlock.core.internal.lease.LeaseHandle;
 import io.github.redlock.core.internal.lease.LeaseOperations;
 import io.github.redlock.core.internal.release.ReleaseMessages;
@@ -116,12 +117,17 @@ public final class FakeEngine implements Retries.Attempts, LeaseOperations {
     }
 
     @Override
-    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, boolean automatic) {
+    public CompletableFuture<ExtendOutcome> extend(LeaseHandle lease, long ttlMillis, Extension by) {
         throw new UnsupportedOperationException();
     }
 
     @Override
-    public CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
+    public CompletableFuture<Boolean> releaseLater(LeaseHandle lease, long keepMillis) {
+        return release(lease);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(LeaseHandle lease) {
         this.releases.incrementAndGet();
         return CompletableFuture.completedFuture(true);
     }
