@@ -3,7 +3,7 @@ package io.github.redlock.core;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
-import static org.assertj.core.api.Assertions.fail;
+import io.github.redlock.test.Poll;
 
 final class TestSupport {
 
@@ -13,21 +13,9 @@ final class TestSupport {
     private TestSupport() {
     }
 
-    /** Polls a condition every 10 ms until it holds, failing after {@code timeout}. */
+    /** Polls a condition until it holds, failing after {@code timeout}. */
     static void awaitTrue(Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("Condition not met within " + timeout);
-            }
-            try {
-                Thread.sleep(10);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                fail("Interrupted");
-            }
-        }
+        Poll.until(timeout, condition, () -> "Condition not met within " + timeout);
     }
 
     static long millisSince(long startNanos) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import io.github.redlock.test.Poll;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -49,21 +50,9 @@ final class NodeKeys implements AutoCloseable {
         await(() -> holding(redisKey) == 0, bound, () -> redisKey + " is still on " + holding(redisKey) + " node(s) after " + bound);
     }
 
-    /** Polls every 10 ms until the condition holds, for at most {@code bound}; fails with the message otherwise. */
+    /** Polls until the condition holds, for at most {@code bound}; fails with the message otherwise. */
     static void await(BooleanSupplier condition, Duration bound, Supplier<String> failure) {
-        long deadline = System.nanoTime() + bound.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(failure.get());
-            }
-            try {
-                Thread.sleep(10);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted while waiting: " + failure.get(), ex);
-            }
-        }
+        Poll.until(bound, condition, failure);
     }
 
     @Override
