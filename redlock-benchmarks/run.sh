@@ -7,9 +7,15 @@
 # the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
 #        redlock-benchmarks/run.sh --kotlin [threads, default 1]   (about 5 minutes: the @Redlocked suspend fun against
 # the Java method, 3 rounds of one fork each; writes docs/benchmarks/kotlin.md)
+#        redlock-benchmarks/run.sh --chart-only   (runs no benchmark: draws latency.svg and handoff.svg again from the
+# tables in docs/benchmarks, e.g. after a change to the charts)
+# Maven options (e.g. -Dmaven.repo.local=...) go in MAVEN_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./mvnw -B -q -pl redlock-benchmarks -am package -DskipTests
+if [[ "${1:-}" == "--chart-only" ]]; then
+    exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --chart-only docs/benchmarks
+fi
 if [[ "${1:-}" == "--kotlin" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --kotlin "${2:-1}" docs/benchmarks
 fi

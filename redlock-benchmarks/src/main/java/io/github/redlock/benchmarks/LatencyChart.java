@@ -1,40 +1,62 @@
 package io.github.redlock.benchmarks;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.geom.Line2D;
+import java.awt.geom.Rectangle2D;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.LegendItem;
+import org.jfree.chart.LegendItemCollection;
+import org.jfree.chart.axis.AxisState;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.LogTick;
+import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.axis.Tick;
+import org.jfree.chart.axis.TickType;
+import org.jfree.chart.axis.ValueTick;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.ui.RectangleEdge;
+import org.jfree.chart.ui.TextAnchor;
+
 /**
  * Draws the p50 latency of each contender as a multiple of the floor measured in the same run, one bar per
  * contender and one block per run, on a logarithmic axis (a frozen node costs Redisson hundreds of times the
- * floor), as a standalone SVG for the README.
+ * floor), as a standalone SVG for the README. Each bar runs from the floor's line (1×): right when slower than
+ * the floor, left when faster; its label gives the ratio and the p50.
  */
 final class LatencyChart {
 
+    static final String TITLE = "p50 latency of lock + unlock, as a multiple of the protocol floor (left of 1× is faster, log scale)";
+
+    static final String AXIS = "p50 latency ÷ the floor's p50 in the same run (×, log scale)";
+
+    static final int WIDTH = 960;
+
     /** Contenders of this project, drawn in one colour; the peers in another. */
-    private static final Set<String> OURS = Set.of("redlock", "read", "write", "annotated", "annotatedKotlin", "kotlinCoroutine");
+    private static final Set<String> OURS = Set.of("redlock", "fenced", "observed", "read", "write", "annotated", "annotatedKotlin",
+            "kotlinCoroutine");
 
-    private static final int WIDTH = 960;
-
-    private static final int LABEL_WIDTH = 330;
-
-    private static final int BAR_HEIGHT = 14;
-
-    private static final int ROW_HEIGHT = 18;
-
-    private static final int TOP = 80;
-
-    private final List<Bar> bars = new ArrayList<>();
+    private final BarBlocks bars = new BarBlocks(1);
 
     private final String subtitle;
+
+    private double maxRatio = 1;
 
     LatencyChart(String subtitle) {
         this.subtitle = subtitle;
     }
 
     /**
-     * Adds a bar; bars of one run (group) must be added together.
+     * Adds a bar; the bars of one run (group) are drawn together, in the order added.
      * @param group the run, e.g. {@code LockUnlock uncontended, 1 thread(s)}
      * @param method the contender
      * @param p50Micros its p50 latency
@@ -42,84 +64,57 @@ final class LatencyChart {
      */
     void add(String group, String method, double p50Micros, double ratio) {
         if (Double.isFinite(ratio) && ratio > 0) {
-            this.bars.add(new Bar(group, method, p50Micros, ratio));
+            Color colour = method.equals("floor") ? Charts.FLOOR : OURS.contains(method) ? Charts.OURS : Charts.REDISSON;
+            this.bars.add(group, method, ratio, colour, format(ratio) + "× (" + format(p50Micros) + " µs)");
+            this.maxRatio = Math.max(this.maxRatio, ratio);
         }
+    }
+
+    JFreeChart chart() {
+        LegendItemCollection legend = new LegendItemCollection();
+        Rectangle2D square = new Rectangle2D.Double(-5, -5, 10, 10);
+        legend.add(new LegendItem("this starter", null, null, null, square, Charts.OURS));
+        legend.add(new LegendItem("Redisson", null, null, null, square, Charts.REDISSON));
+        legend.add(new LegendItem("floor: the protocol's commands on raw Lettuce (1×)", null, null, null, new Line2D.Double(-6, 0, 6, 0),
+                new BasicStroke(2f), Color.DARK_GRAY));
+        // From 0.5× to a power of ten, which toSvg() raises until the labels fit.
+        RatioAxis axis = new RatioAxis(0.5, Math.pow(10, Math.ceil(Math.log10(this.maxRatio) + 0.15)));
+        JFreeChart chart = this.bars.chart(TITLE, this.subtitle, legend, axis);
+        CategoryPlot plot = (CategoryPlot) chart.getPlot();
+        plot.setRangeMinorGridlinesVisible(true);
+        plot.addRangeMarker(new ValueMarker(1, Color.DARK_GRAY, new BasicStroke(1.5f)));
+        return chart;
     }
 
     String toSvg() {
-        double maxRatio = this.bars.stream().mapToDouble(Bar::ratio).max().orElse(1);
-        double minLog = Math.log10(0.5);
-        double maxLog = Math.ceil(Math.log10(Math.max(2, maxRatio)) + 0.15);
-        int plotLeft = LABEL_WIDTH;
-        int plotWidth = WIDTH - LABEL_WIDTH - 150;
-        List<String> groups = this.bars.stream().map(Bar::group).distinct().toList();
-        int height = TOP + this.bars.size() * ROW_HEIGHT + groups.size() * 26 + 40;
-        StringBuilder svg = new StringBuilder();
-        svg.append(Svg.open(WIDTH, height));
-        svg.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">p50 latency of lock + unlock, as a multiple "
-                + "of the protocol floor (left of 1× is faster, log scale)</text>\n");
-        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"42\" fill=\"#555\">%s</text>%n", Svg.escape(this.subtitle)));
-        String[][] legend = { { "#2e7d32", "this starter" }, { "#c62828", "Redisson" }, { "#9e9e9e", "floor: the protocol's commands on raw Lettuce (1×)" } };
-        int legendX = 10;
-        for (String[] entry : legend) {
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"50\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                    + "<text x=\"%d\" y=\"59\" fill=\"#333\">%s</text>%n", legendX, entry[0], legendX + 14, Svg.escape(entry[1])));
-            legendX += 24 + entry[1].length() * 7;
-        }
-        int axisBottom = height - 30;
-        boolean wide = maxLog - minLog > 2.5; // then only powers of ten are labelled
-        for (double tick : ticks(minLog, maxLog)) {
-            double x = plotLeft + (Math.log10(tick) - minLog) / (maxLog - minLog) * plotWidth;
-            boolean floor = tick == 1;
-            boolean labelled = !wide || Math.abs(Math.log10(tick) - Math.rint(Math.log10(tick))) < 1e-9 || tick == 0.5;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
-                    + "stroke-width=\"%s\"/>%n", x, TOP - 8, x, axisBottom, floor ? "#222" : "#ddd", floor ? "1.5" : "1"));
-            if (!labelled) {
-                continue;
-            }
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>%n", x,
-                    axisBottom + 16, ((tick < 1) ? String.format(Locale.ROOT, "%.1f", tick) : String.format(Locale.ROOT, "%,.0f", tick)) + "×"));
-        }
-        double floorX = plotLeft + (0 - minLog) / (maxLog - minLog) * plotWidth;
-        int y = TOP;
-        for (String group : groups) {
-            svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s</text>%n", y + 10,
-                    Svg.escape(group)));
-            y += 22;
-            for (Bar bar : this.bars) {
-                if (!bar.group().equals(group)) {
-                    continue;
-                }
-                double end = plotLeft + (Math.log10(bar.ratio()) - minLog) / (maxLog - minLog) * plotWidth;
-                String colour = bar.method().equals("floor") ? "#9e9e9e" : OURS.contains(bar.method()) ? "#2e7d32" : "#c62828";
-                svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
-                        plotLeft - 8, y + BAR_HEIGHT - 3, Svg.escape(bar.method())));
-                if (!bar.method().equals("floor")) { // the floor is the 1× line itself
-                    // From the floor line to the ratio: right when slower than the floor, left when faster.
-                    svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
-                            Math.min(end, floorX), y, Math.max(1.5, Math.abs(end - floorX)), BAR_HEIGHT, colour));
-                }
-                svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%s× (%s µs)</text>%n",
-                        Math.max(end, floorX) + 6, y + BAR_HEIGHT - 3, format(bar.ratio()), format(bar.p50Micros())));
-                y += ROW_HEIGHT;
-            }
-            y += 4;
-        }
-        svg.append("</svg>\n");
-        return svg.toString();
+        return this.bars.svg(chart(), WIDTH, (upper) -> upper * 10);
     }
 
-    private static List<Double> ticks(double minLog, double maxLog) {
-        List<Double> ticks = new ArrayList<>();
-        for (int power = (int) Math.floor(minLog); power <= maxLog; power++) {
-            for (double mantissa : new double[] { 1, 2, 5 }) {
-                double tick = mantissa * Math.pow(10, power);
-                if (Math.log10(tick) >= minLog - 1e-9 && Math.log10(tick) <= maxLog + 1e-9) {
-                    ticks.add(tick);
-                }
-            }
+    /**
+     * The ratio axis: logarithmic, a labelled tick at each power of ten and at the lower bound, gridlines at 2 to 9
+     * times each power of ten.
+     */
+    private static final class RatioAxis extends LogAxis {
+
+        RatioAxis(double lower, double upper) {
+            super(AXIS);
+            setRange(lower, upper);
+            DecimalFormat format = new DecimalFormat("#,##0.#×", DecimalFormatSymbols.getInstance(Locale.ROOT));
+            setTickUnit(new NumberTickUnit(1, format, 9)); // a decade, in nine steps
+            setNumberFormatOverride(format);
         }
-        return ticks;
+
+        @Override
+        @SuppressWarnings({ "rawtypes", "unchecked" })
+        public List refreshTicks(Graphics2D g2, AxisState state, Rectangle2D dataArea, RectangleEdge edge) {
+            List<Tick> ticks = new ArrayList<>(super.refreshTicks(g2, state, dataArea, edge));
+            double lower = getLowerBound();
+            if (ticks.stream().map(ValueTick.class::cast).noneMatch((tick) -> tick.getTickType() == TickType.MAJOR && tick.getValue() == lower)) {
+                ticks.add(new LogTick(TickType.MAJOR, lower, createTickLabel(lower), TextAnchor.TOP_CENTER));
+            }
+            return ticks;
+        }
+
     }
 
     private static String format(double value) {
@@ -127,9 +122,6 @@ final class LatencyChart {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
         return String.format(Locale.ROOT, (value >= 10) ? "%.1f" : "%.2f", value);
-    }
-
-    private record Bar(String group, String method, double p50Micros, double ratio) {
     }
 
 }

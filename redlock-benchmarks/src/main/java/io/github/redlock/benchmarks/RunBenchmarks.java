@@ -61,6 +61,7 @@ public final class RunBenchmarks {
      * @throws IOException when the output cannot be written
      */
     public static void main(String[] args) throws RunnerException, IOException {
+        System.setProperty("java.awt.headless", "true"); // the charts are drawn off-screen
         if (args.length == 2 && args[0].equals("--chart-only")) {
             redrawChart(Path.of(args[1]));
             redrawHandoffChart(Path.of(args[1]));
