@@ -38,6 +38,7 @@ public final class ChaosRun {
      * @throws Exception when the run cannot be made (not when it finds a violation: the exit code says that)
      */
     public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true"); // the timeline is drawn off-screen
         CheckReport report = run(ChaosOptions.fromSystemProperties(60));
         System.out.println(report.text());
         System.exit(report.hasViolations() ? 1 : 0);

@@ -72,6 +72,7 @@ final class HistoryChecker {
      * {@code timeline.svg} into the directory and exits with {@link #run(String[])}'s status.
      */
     public static void main(String[] args) throws IOException {
+        System.setProperty("java.awt.headless", "true"); // the timeline is drawn off-screen
         System.exit(run(args));
     }
 
