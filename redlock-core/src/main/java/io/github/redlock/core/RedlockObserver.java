@@ -1,6 +1,5 @@
 package io.github.redlock.core;
 
-
 /**
  * Receives what a {@link Redlock} does, for metrics (the Spring Boot starter records them with Micrometer).
  * Methods are called on I/O threads: they must be fast and must not block. Every method does nothing by

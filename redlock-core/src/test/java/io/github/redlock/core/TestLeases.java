@@ -12,7 +12,6 @@ import io.github.redlock.core.internal.node.NodeReply;
 import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.script.LockType;
 
-
 /**
  * Leases made without nodes, for unit tests of what holds or waits for them: every node is known to hold the key for
  * a given time, and releases go to the given {@link LeaseOperations}.

@@ -72,7 +72,6 @@ public final class Retries implements Runnable {
 
     private final Attempts engine;
 
-
     /** {@link #phase} while an attempt is under way. */
     private static final int ATTEMPTING = 0;
 

@@ -16,7 +16,6 @@ import io.github.redlock.core.internal.node.ServerInfo;
 import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.script.LuaScript;
 
-
 /**
  * Fencing tokens: each node keeps one counter for all locks (one key, so counters never grow with the number
  * of keys ever locked). Where a fenced acquisition sets its key, the node raises its counter by one and answers

@@ -4,13 +4,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.core.internal.script.LockType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The leases of one {@link Redlock} not released yet (they may have expired meanwhile), and whether the lock
+ * The leases of one {@code Redlock} not released yet (they may have expired meanwhile), and whether the lock
  * was closed. Leases whose holders never released them are dropped once there are many. The newest exclusive
  * lease of each key is also found by its key ({@link #holderOf}), so that a caller of this JVM that would wait
  * for it can wait for its release instead of asking the nodes, which would refuse it while it is valid.

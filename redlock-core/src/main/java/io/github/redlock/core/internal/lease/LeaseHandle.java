@@ -3,10 +3,6 @@ package io.github.redlock.core.internal.lease;
 import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.script.LockType;
 
-
-
-
-
 /**
  * What a lease is on the nodes: its lock type and keys, its token, the acquisition's replies (follow-ups go
  * only where the acquisition may have arrived), and what each node is known to hold. Shared by the lease, its

@@ -29,7 +29,6 @@ public record NodeReply(Outcome outcome, String reason, long value) {
     /** The node answered, but the key is held by another client (or no longer ours). */
     static final NodeReply DENIED = new NodeReply(Outcome.DENIED, "held by another client");
 
-
     /** A follow-up not sent to a node that never received the SET: there is nothing of ours to touch. */
     public static final NodeReply NOT_SENT = new NodeReply(Outcome.SKIPPED, "no SET was sent to it");
 

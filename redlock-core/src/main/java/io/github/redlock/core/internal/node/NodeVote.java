@@ -3,12 +3,11 @@ package io.github.redlock.core.internal.node;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.redlock.core.internal.guard.RestartGuard;
 import io.github.redlock.core.internal.support.Durations;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Whether one node may vote: unchecked after each (re)connection until its check (see {@link RestartGuard})
+ * Whether one node may vote: unchecked after each (re)connection until its check (see {@code RestartGuard})
  * lets it vote, at once or after a quarantine. Each state carries the epoch (how many times the connection
  * dropped before) in which its check started, so that a check that began before a disconnect cannot let the
  * node's next incarnation vote unchecked. Also remembers the {@code run_id} the node last answered with.

@@ -8,7 +8,6 @@ import java.util.function.Consumer;
 
 import io.github.redlock.core.internal.script.LuaScript;
 
-
 /**
  * The releases and clean-ups one node could not receive while it was disconnected, kept to send once it is
  * back: a partition must not leave a released key on the far side until it expires. Bounded by

@@ -2,7 +2,6 @@ package io.github.redlock.core.internal.script;
 
 import java.nio.charset.StandardCharsets;
 
-import io.github.redlock.core.internal.guard.Fencing;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * want it (see {@code handoff.lua}). Keys are UTF-8, which never contains the byte
  * {@code 0xFF}, so no user key, whatever its text, names a part of a read-write lock, and no read-write lock
  * shares a key with an exclusive lock. With fencing on, each node also keeps one fencing counter for all
- * locks, {@code <prefix>}, the byte {@code 0xFF}, then {@code fencing-counter} (see {@link Fencing}).
+ * locks, {@code <prefix>}, the byte {@code 0xFF}, then {@code fencing-counter} (see {@code Fencing}).
  */
 public enum LockType {
 

@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.RedlockArgumentException;
 
-
 /**
  * The checks and conversions of the durations lock operations take: each check names its argument.
  */

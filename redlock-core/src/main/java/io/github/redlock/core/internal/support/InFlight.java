@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.core.Redlock;
 
-
 /**
  * The work under way with the nodes that {@link Redlock#close()} waits for before it closes the connections:
  * acquisitions and their attempts, and every release and clean-up. Without the wait, a lease granted to an
