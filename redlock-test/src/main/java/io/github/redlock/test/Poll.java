@@ -54,6 +54,29 @@ public final class Poll {
         }
     }
 
+    /**
+     * Polls every {@code interval} until the condition holds or the bound passes: the harness's own waits, which
+     * fail with an {@link IllegalStateException} that says what they waited for.
+     * @return whether the condition held within the bound
+     * @throws IllegalStateException when the thread is interrupted
+     */
+    static boolean holdsWithin(Duration bound, Duration interval, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(interval.toMillis());
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for redis-server processes", ex);
+            }
+        }
+        return true;
+    }
+
     private static void pause(Supplier<String> waitingFor) {
         try {
             Thread.sleep(INTERVAL_MILLIS);

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -48,14 +49,34 @@ public final class RedisNode implements AutoCloseable {
     /** Extra environment variables of the process, e.g. a preloaded library. */
     private final java.util.Map<String, String> environment;
 
+    /** What the node runs as: a standalone server, a cluster node or a sentinel. */
+    private final Launch launchSpec;
+
     private RedisNode(Path directory) {
-        this(directory, null, java.util.Map.of());
+        this(directory, null, java.util.Map.of(), Launch.STANDALONE);
     }
 
-    private RedisNode(Path directory, @Nullable Path binary, java.util.Map<String, String> environment) {
+    private RedisNode(Path directory, @Nullable Path binary, java.util.Map<String, String> environment, Launch launchSpec) {
         this.directory = directory;
         this.binary = binary;
         this.environment = java.util.Map.copyOf(environment);
+        this.launchSpec = launchSpec;
+    }
+
+    /**
+     * How a node is launched beyond a standalone server, kept across restarts: arguments that come first (a
+     * configuration file and {@code --sentinel}), options after the harness's own, the log line that says the node
+     * listens, and how a free port is chosen (a cluster node also needs its port plus 10000 for the cluster bus).
+     */
+    record Launch(List<String> leadingArguments, List<String> options, String readyLine, IntSupplier freePort) {
+
+        static final Launch STANDALONE = new Launch(List.of(), List.of(), "Ready to accept connections", RedisNode::freePort);
+
+        Launch {
+            leadingArguments = List.copyOf(leadingArguments);
+            options = List.copyOf(options);
+        }
+
     }
 
     /**
@@ -68,7 +89,7 @@ public final class RedisNode implements AutoCloseable {
      * @throws IllegalStateException when the binary cannot be extracted or does not start
      */
     public static RedisNode startShipped(java.util.Map<String, String> environment) {
-        RedisNode node = new RedisNode(createDirectory(), RedisServerBinary.extractShipped(), environment);
+        RedisNode node = new RedisNode(createDirectory(), RedisServerBinary.extractShipped(), environment, Launch.STANDALONE);
         node.launch(0);
         node.awaitReady();
         return node;
@@ -91,6 +112,16 @@ public final class RedisNode implements AutoCloseable {
      */
     static RedisNode launchUnready() {
         RedisNode node = new RedisNode(createDirectory());
+        node.launch(0);
+        return node;
+    }
+
+    /**
+     * Starts a node of a cluster or a Sentinel group in a working directory of {@link #createDirectory()} without
+     * waiting for it; {@link #awaitReady()} waits. The directory is the node's from then on ({@link #close()} deletes it).
+     */
+    static RedisNode launchUnready(Path directory, Launch launchSpec) {
+        RedisNode node = new RedisNode(directory, null, java.util.Map.of(), launchSpec);
         node.launch(0);
         return node;
     }
@@ -375,7 +406,7 @@ public final class RedisNode implements AutoCloseable {
             try {
                 // Our own log must say so: when two nodes drew the same free port, the one that lost the bind
                 // is still alive for a moment, and the PING would be answered by the other one.
-                if (readLog().contains("Ready to accept connections") && Resp.command(this.port, 200, "PING").equals("+PONG")) {
+                if (readLog().contains(this.launchSpec.readyLine()) && Resp.command(this.port, 200, "PING").equals("+PONG")) {
                     this.pinnedPort = true;
                     return;
                 }
@@ -392,11 +423,15 @@ public final class RedisNode implements AutoCloseable {
     }
 
     private void launch(int requestedPort, String... serverOptions) {
-        int chosen = (requestedPort != 0) ? requestedPort : freePort();
+        int chosen = (requestedPort != 0) ? requestedPort : this.launchSpec.freePort().getAsInt();
         Path binary = (this.binary != null) ? this.binary : RedisServerBinary.get();
-        List<String> command = new java.util.ArrayList<>(List.of(binary.toString(), "--port", String.valueOf(chosen),
+        List<String> command = new java.util.ArrayList<>();
+        command.add(binary.toString());
+        command.addAll(this.launchSpec.leadingArguments());
+        command.addAll(List.of("--port", String.valueOf(chosen),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
                 "--daemonize", "no", "--dir", this.directory.toString(), "--logfile", ""));
+        command.addAll(this.launchSpec.options());
         command.addAll(List.of(serverOptions)); // later options win
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
@@ -411,6 +446,19 @@ public final class RedisNode implements AutoCloseable {
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Cannot start " + binary, ex);
+        }
+    }
+
+    /**
+     * Sends a command and returns its whole reply, as {@link Resp#call(int, int, String...)} reads it.
+     * @throws UncheckedIOException when the node does not answer within 2 s
+     */
+    @Nullable Object call(String... command) {
+        try {
+            return Resp.call(this.port, 2000, command);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Node " + hostAndPort() + " did not answer " + String.join(" ", command), ex);
         }
     }
 
@@ -471,7 +519,7 @@ public final class RedisNode implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
+    static int freePort() {
         for (int i = 0; i < 20; i++) {
             try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 int port = socket.getLocalPort();
@@ -486,7 +534,7 @@ public final class RedisNode implements AutoCloseable {
         throw new IllegalStateException("Cannot find a free loopback port");
     }
 
-    private static Path createDirectory() {
+    static Path createDirectory() {
         try {
             return Files.createTempDirectory("redlock-redis-node");
         }

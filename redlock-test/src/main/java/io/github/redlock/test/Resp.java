@@ -7,12 +7,16 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sends one command over a fresh loopback connection and reads the first line of the reply. Enough for
- * the harness's own needs (readiness PING, FLUSHALL) without pulling a Redis client into it.
+ * Sends one command over a fresh loopback connection and reads the first line of the reply, or the whole reply
+ * ({@link #call(int, int, String...)}: bulk strings, integers, arrays). Enough for the harness's own needs (readiness
+ * {@code PING}, {@code FLUSHALL}, {@code CLUSTER NODES}, {@code SENTINEL MASTER}) without pulling a Redis client into it.
+ * Speaks RESP2, the protocol a connection has until it sends {@code HELLO 3}.
  */
 final class Resp {
 
@@ -61,6 +65,40 @@ final class Resp {
      * @throws IOException when the node does not answer in time
      */
     static String command(Socket socket, String... args) throws IOException {
+        write(socket, args);
+        return requireLine(socket);
+    }
+
+    /**
+     * Sends a command over a fresh loopback connection and reads its whole reply.
+     * @param port the node's loopback port
+     * @param timeoutMillis connect and read timeout
+     * @param args the command and its arguments
+     * @return the reply: a {@code String} (simple or bulk string), a {@code Long} (integer), a {@code List} (array,
+     * its elements of these types), an {@link ErrorReply}, or null (a null bulk string or array)
+     * @throws IOException when the node does not answer in time
+     */
+    static @Nullable Object call(int port, int timeoutMillis, String... args) throws IOException {
+        try (Socket socket = open(port, timeoutMillis)) {
+            write(socket, args);
+            return readReply(socket);
+        }
+    }
+
+    /**
+     * An error reply, e.g. {@code ERR Unknown subcommand}.
+     * @param message the reply without its leading {@code -}
+     */
+    record ErrorReply(String message) {
+
+        @Override
+        public String toString() {
+            return "-" + this.message;
+        }
+
+    }
+
+    private static void write(Socket socket, String... args) throws IOException {
         StringBuilder request = new StringBuilder().append('*').append(args.length).append("\r\n");
         for (String arg : args) {
             request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
@@ -68,12 +106,56 @@ final class Resp {
         OutputStream out = socket.getOutputStream();
         out.write(request.toString().getBytes(StandardCharsets.UTF_8));
         out.flush();
+    }
+
+    private static String requireLine(Socket socket) throws IOException {
         // Unbuffered, one byte at a time: the socket may be read again for the next command.
         String line = readLine(socket.getInputStream());
         if (line == null) {
             throw new IOException("Connection closed by redis-server on port " + socket.getPort());
         }
         return line;
+    }
+
+    private static @Nullable Object readReply(Socket socket) throws IOException {
+        String line = requireLine(socket);
+        if (line.isEmpty()) {
+            throw new IOException("Empty reply line from redis-server on port " + socket.getPort());
+        }
+        String rest = line.substring(1);
+        switch (line.charAt(0)) {
+            case '+':
+                return rest;
+            case '-':
+                return new ErrorReply(rest);
+            case ':':
+                return Long.parseLong(rest);
+            case '$':
+                return readBulk(socket, Integer.parseInt(rest));
+            case '*':
+                int count = Integer.parseInt(rest);
+                if (count < 0) {
+                    return null;
+                }
+                List<@Nullable Object> elements = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    elements.add(readReply(socket));
+                }
+                return elements;
+            default:
+                throw new IOException("Unexpected reply '" + line + "' from redis-server on port " + socket.getPort());
+        }
+    }
+
+    private static @Nullable String readBulk(Socket socket, int length) throws IOException {
+        if (length < 0) {
+            return null;
+        }
+        byte[] bytes = socket.getInputStream().readNBytes(length + 2); // the string and its CRLF
+        if (bytes.length < length + 2) {
+            throw new IOException("Connection closed by redis-server on port " + socket.getPort() + " mid-reply");
+        }
+        return new String(bytes, 0, length, StandardCharsets.UTF_8);
     }
 
     private static @Nullable String readLine(InputStream in) throws IOException {
