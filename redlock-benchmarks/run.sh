@@ -2,7 +2,7 @@
 # Runs the benchmark set on five local Redis nodes and prints a table of throughput, p50/p99 latency and
 # allocation per operation, each with its ratio to the protocol floor measured in the same run. It also
 # writes the table (docs/benchmarks/results.md) and the chart of p50 ratios (docs/benchmarks/latency.svg)
-# that the README shows.
+# that docs/performance.md shows.
 # Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 30 minutes for the default set, with
 # the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
 #        redlock-benchmarks/run.sh --kotlin [threads, default 1]   (about 5 minutes: the @Redlocked suspend fun against

@@ -13,7 +13,7 @@ import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.svg.SVGGraphics2D;
 
 /**
- * What the README's charts share: their look (a JFreeChart theme: white, sans-serif, flat bars) and the standalone
+ * What the charts of docs/performance.md share: their look (a JFreeChart theme: white, sans-serif, flat bars) and the standalone
  * SVG document JFreeSVG writes of a chart. Drawing needs no display ({@code java.awt.headless}, which
  * {@link RunBenchmarks} sets).
  */
@@ -33,7 +33,7 @@ final class Charts {
     private Charts() {
     }
 
-    /** Gives the chart the README's look; call it before setting the colours and fonts of single elements. */
+    /** Gives the chart the docs' look; call it before setting the colours and fonts of single elements. */
     static void applyTheme(JFreeChart chart) {
         StandardChartTheme theme = new StandardChartTheme("redlock");
         theme.setExtraLargeFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));

@@ -8,7 +8,7 @@ import io.github.redlock.annotation.Redlocked;
 import org.springframework.stereotype.Service;
 
 /**
- * The service of the README's example test: one payment per order at a time, across instances.
+ * The service of the example test in docs/testing.md: one payment per order at a time, across instances.
  */
 @Service
 public class OrderService {

@@ -15,7 +15,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-// The README's example ("Testing your own code against real nodes"), word for word but for the package: keep both alike.
+// The example of docs/testing.md ("Testing your own code against real nodes"), word for word but for the package: keep both alike.
 @SpringBootTest
 @RedlockNodes(count = 3)
 class OrderServiceLockIntegrationTests {

@@ -16,7 +16,7 @@ import org.springframework.boot.testcontainers.service.connection.ServiceConnect
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's Testcontainers example on real {@code redis} containers. Skipped where no Docker engine is available.
+ * The Testcontainers example of docs/testing.md on real {@code redis} containers. Skipped where no Docker engine is available.
  */
 @Testcontainers(disabledWithoutDocker = true)
 @SpringBootTest
