@@ -28,7 +28,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * The starter's connections: one Spring Data Redis {@link LettuceConnectionFactory} per node, all sharing one
  * set of Lettuce resources (given, and closed by their owner, not here), with client options that reject commands while disconnected and a command
- * timeout of the node timeout. The factories are held here, not registered as {@code RedisConnectionFactory}
+ * timeout of the connect timeout (the node timeout, at least a second): Lettuce bounds a connection's handshake by it, and
+ * a handshake bounded by a 50 ms node timeout fails on a loaded host though the node answers. The lock bounds each of its
+ * calls by the node timeout itself, and the health indicator its pings. The factories are held here, not registered as {@code RedisConnectionFactory}
  * beans, so that an application's own {@code spring.data.redis} connection keeps working beside them.
  * Each factory is created when the lock first connects to its node; the lock talks to the node through the
  * factory's native asynchronous Lettuce client.
@@ -45,7 +47,7 @@ public final class RedlockConnectionFactories implements DisposableBean {
 
     /**
      * Creates the holder; factories themselves are created as nodes are first connected.
-     * @param nodeTimeout the command timeout of every node's connection
+     * @param nodeTimeout the node timeout; connections are opened within the larger of it and one second
      * @param resources the Lettuce resources every node's client shares, e.g. a
      * {@link io.github.redlock.core.RedlockClientResources}'s
      */
@@ -117,11 +119,24 @@ public final class RedlockConnectionFactories implements DisposableBean {
         }
     }
 
+    /**
+     * Returns the node timeout, which bounds each command the lock and the health indicator send.
+     * @return the node timeout
+     */
+    public Duration nodeTimeout() {
+        return this.nodeTimeout;
+    }
+
+    /** The bound of opening a connection, its handshake included: the node timeout, at least a second (as the connect timeout). */
+    private static Duration connectTimeout(Duration nodeTimeout) {
+        return (nodeTimeout.compareTo(Duration.ofSeconds(1)) > 0) ? nodeTimeout : Duration.ofSeconds(1);
+    }
+
     private LettuceConnectionFactory create(RedisURI uri) {
         LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
                 .clientResources(this.resources)
                 .clientOptions(NodeConnector.clientOptions(this.nodeTimeout).build())
-                .commandTimeout(this.nodeTimeout)
+                .commandTimeout(connectTimeout(this.nodeTimeout))
                 .shutdownTimeout(Duration.ZERO);
         if (uri.isSsl()) {
             LettuceClientConfiguration.LettuceSslClientConfigurationBuilder ssl = client.useSsl();

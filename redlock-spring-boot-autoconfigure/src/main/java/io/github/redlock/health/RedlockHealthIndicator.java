@@ -4,14 +4,17 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.NodeStatus;
 import io.github.redlock.core.Redlock;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -59,7 +62,7 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
     protected void doHealthCheck(Health.Builder builder) throws Exception {
         Map<String, CompletableFuture<String>> pings = new LinkedHashMap<>();
         this.connections.factories().forEach((node, factory) -> pings.put(node,
-                CompletableFuture.supplyAsync(() -> ping(factory), this.pings)));
+                CompletableFuture.supplyAsync(() -> ping(factory, this.connections.nodeTimeout()), this.pings)));
         Map<String, NodeStatus> statuses = this.redlock.nodeStatuses();
         Map<String, String> nodes = new LinkedHashMap<>();
         int reachable = 0;
@@ -97,12 +100,25 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
                 .withDetail("reachable", reachable).withDetail("voting", voting).withDetail("nodes", nodes);
     }
 
-    private static String ping(LettuceConnectionFactory factory) {
+    /**
+     * Pings one node: opening the connection, the first time, may take the connect timeout (a handshake on a loaded host
+     * may take longer than the node timeout); the PING itself must be answered within the node timeout.
+     */
+    private static String ping(LettuceConnectionFactory factory, Duration nodeTimeout) {
         try (RedisConnection connection = factory.getConnection()) {
-            String reply = connection.ping();
+            @SuppressWarnings("unchecked")
+            RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+            String reply = commands.ping().toCompletableFuture().get(nodeTimeout.toNanos(), TimeUnit.NANOSECONDS);
             return "PONG".equalsIgnoreCase(reply) ? "UP" : "DOWN: answered " + reply;
         }
-        catch (RuntimeException ex) {
+        catch (TimeoutException ex) {
+            return "DOWN: no answer to PING within the node timeout (" + nodeTimeout.toMillis() + " ms)";
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return "DOWN: interrupted while pinging";
+        }
+        catch (ExecutionException | RuntimeException ex) {
             Throwable cause = ex;
             while (cause.getCause() != null && cause.getCause() != cause) {
                 cause = cause.getCause();
