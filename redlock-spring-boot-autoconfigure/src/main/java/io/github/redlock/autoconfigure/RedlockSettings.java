@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import io.github.redlock.core.RedlockArgumentException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -37,7 +38,7 @@ final class RedlockSettings {
             List<String> nodes) {
         String argument = ex.getArgument();
         Object value = switch (argument) {
-            case "nodes" -> nodes;
+            case "nodes" -> (nodes != null) ? nodes.stream().map(RedlockSettings::masked).toList() : null;
             case "nodeTimeout" -> properties.getNodeTimeout();
             case "clockDriftFactor" -> properties.getClockDriftFactor();
             case "retryDelay" -> properties.getRetryDelay();
@@ -53,6 +54,11 @@ final class RedlockSettings {
                     + "Redis masters it runs on" : reason) + ".\n\n" + NODES_EXAMPLE;
         }
         return new InvalidConfigurationPropertyValueException("redlock." + kebab(argument), value, reason, ex);
+    }
+
+    /** A node URI without its user-info (password), as every failure prints it. */
+    private static @Nullable String masked(@Nullable String node) {
+        return (node != null) ? node.replaceAll("(?<=://)[^@/\\s]*@", "****@") : null;
     }
 
     private static String kebab(String camel) {

@@ -245,6 +245,25 @@ class RedlockAutoConfigurationIntegrationTests {
                 });
     }
 
+    /** A start-up failure names the node at fault, but never prints a node's password (its URI's user-info is masked). */
+    @Test
+    void aFailureAboutTheNodesNeverPrintsTheirPasswords() {
+        String port = redis.uris().get(0).substring(redis.uris().get(0).lastIndexOf(':') + 1);
+        for (String nodes : List.of("redis://:s3cret-pass@127.0.0.1:" + port + ",redis://:s3cret-pass@127.0.0.1:" + port,
+                "redis://app:s3cret-pass@127.0.0.1:" + port + ",http://app:s3cret-pass@127.0.0.1:" + port)) {
+            this.runner.withPropertyValues("redlock.nodes=" + nodes).run((context) -> {
+                Throwable failure = context.getStartupFailure();
+                InvalidConfigurationPropertyValueException invalid = ConfigurationFailures.findProperty(failure);
+                assertThat(invalid.getName()).isEqualTo("redlock.nodes");
+                StringBuilder printed = new StringBuilder(String.valueOf(invalid.getValue()));
+                for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+                    printed.append('\n').append(cause);
+                }
+                assertThat(printed).as(nodes).doesNotContain("s3cret-pass").contains("127.0.0.1");
+            });
+        }
+    }
+
     @Test
     void invalidSettingFailsStartUpNamingTheProperty() {
         this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("redlock.clock-drift-factor=2").run((context) -> {
