@@ -472,7 +472,7 @@ public final class Redlock implements AutoCloseable {
             NodeStatus status;
             if (!node.isConnected() || !vote.checked()) {
                 status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO,
-                        node.isConnected() ? vote.reason() : "not connected");
+                        node.isConnected() ? vote.reason() : node.notConnectedReason());
             }
             else if (vote.fromNanos() - now > 0) {
                 long left = vote.fromNanos() - now;

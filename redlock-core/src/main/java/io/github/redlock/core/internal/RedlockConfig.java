@@ -12,6 +12,7 @@ import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.RestartQuarantine;
 import io.github.redlock.core.internal.node.RedisNodeClient;
+import io.github.redlock.core.internal.support.Uris;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -158,7 +159,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
      * @return the entry without its secrets
      */
     public static String masked(String node) {
-        return node.replaceAll("(?<=://)[^@/\\s]*@", "****@");
+        return Uris.masked(node);
     }
 
     private static RedisURI parseNode(int index, @Nullable String node) {

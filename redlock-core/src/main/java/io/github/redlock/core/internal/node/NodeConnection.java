@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.LuaScript;
+import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -25,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  * connection is ready again, so that what could not be sent meanwhile goes.
  */
 public final class NodeConnection implements RedisConnectionStateListener {
+
+    private static final System.Logger logger = System.getLogger(NodeConnection.class.getName());
 
     private static final Delay CONNECT_RETRY = Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2,
             TimeUnit.MILLISECONDS);
@@ -61,6 +64,8 @@ public final class NodeConnection implements RedisConnectionStateListener {
     private volatile boolean scriptsLoaded;
 
     private int failedConnects; // touched only by the connect callbacks, one at a time
+
+    private @Nullable String loggedFailure; // touched only by the connect callbacks, one at a time
 
     NodeConnection(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
         this.connector = connector;
@@ -124,13 +129,21 @@ public final class NodeConnection implements RedisConnectionStateListener {
                     return; // a misconfigured connector is not retried: it would only fail the same way
                 }
                 ((RedisChannelHandler<?, ?>) connected).addListener(this);
+                // From now on Lettuce reconnects this connection itself: a later outage is a lost connection.
+                this.notConnected = NodeReply.notConnected("not connected: the connection was lost, reconnecting");
                 this.commands = connected.async();
                 this.connection = connected;
                 loadScripts(0);
             }
             else if (!this.closed) {
                 Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-                this.notConnected = NodeReply.notConnected("cannot connect: " + ((cause != null) ? cause.getMessage() : "no connection"));
+                String reason = "cannot connect: " + ((cause != null) ? Uris.describe(cause) : "no connection");
+                if (!reason.equals(this.loggedFailure)) { // logged when it changes, not at every retry
+                    this.loggedFailure = reason;
+                    logger.log(System.Logger.Level.WARNING, "Redis node " + RedisNodeClient.nameOf(this.uri) + " " + reason
+                            + "; retrying in the background, the node counts as \"no\" meanwhile");
+                }
+                this.notConnected = NodeReply.notConnected(reason);
                 long delay = CONNECT_RETRY.createDelay(++this.failedConnects).toMillis();
                 this.scheduler.schedule(this::attemptConnect, delay, TimeUnit.MILLISECONDS);
             }

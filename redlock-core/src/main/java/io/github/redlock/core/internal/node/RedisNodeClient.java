@@ -82,6 +82,11 @@ public final class RedisNodeClient {
         return this.link.isConnected();
     }
 
+    /** Why the node is not connected (e.g. its last connection attempt's failure, cause by cause), while it is not. */
+    public String notConnectedReason() {
+        return this.link.notConnected().reason();
+    }
+
     /** Sets what checks the node after each (re)connection; it must end in {@link NodeVote#voteFrom}. */
     public void checkWith(Runnable check) {
         this.check = check;
