@@ -152,16 +152,6 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         return uris;
     }
 
-    /**
-     * Returns a node URI as the library may print it: its user-info (a password, or a user and a password) replaced by
-     * {@code ****}, in every host list of the entry.
-     * @param node a node entry as the application wrote it
-     * @return the entry without its secrets
-     */
-    public static String masked(String node) {
-        return Uris.masked(node);
-    }
-
     private static RedisURI parseNode(int index, @Nullable String node) {
         String where = "nodes[" + index + "]";
         if (node == null || node.isBlank()) {
@@ -170,7 +160,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         }
         String trimmed = node.trim();
         if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
-            throw new RedlockArgumentException("nodes", where + " '" + masked(node) + "' is not a Redis URI; write redis://host:port "
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a Redis URI; write redis://host:port "
                     + "(rediss:// for TLS, redis://:password@host:port/db with a password)");
         }
         try {
@@ -182,8 +172,8 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         }
         catch (RuntimeException ex) {
             // Lettuce's message may quote the URI, and the cause would print it: neither goes out unmasked.
-            throw new RedlockArgumentException("nodes", where + " '" + masked(node) + "' is not a valid Redis URI ("
-                    + masked(String.valueOf(ex.getMessage())) + "); write redis://host:port");
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a valid Redis URI ("
+                    + Uris.masked(String.valueOf(ex.getMessage())) + "); write redis://host:port");
         }
     }
 

@@ -20,6 +20,16 @@ class UrisTests {
     }
 
     @Test
+    void maskingHidesTheUserInfoOfEveryFormAndKeepsTheRest() {
+        assertThat(Uris.masked("redis://:s3cret@10.0.0.1:6379/2")).isEqualTo("redis://****@10.0.0.1:6379/2");
+        assertThat(Uris.masked("rediss://app:s3cret@redis.example.com:6380")).isEqualTo("rediss://****@redis.example.com:6380");
+        assertThat(Uris.masked("redis-sentinel://:s3cret@10.0.1.1:26379,10.0.1.2:26379#locks"))
+                .isEqualTo("redis-sentinel://****@10.0.1.1:26379,10.0.1.2:26379#locks");
+        assertThat(Uris.masked("redis://10.0.0.1:6379")).isEqualTo("redis://10.0.0.1:6379");
+        assertThat(Uris.masked("redis://10.0.0.1:6379/0?timeout=1s")).isEqualTo("redis://10.0.0.1:6379/0?timeout=1s");
+    }
+
+    @Test
     void aCauseWithoutMessageIsNamedByItsType() {
         assertThat(Uris.describe(new IOException("Unable to connect", new NullPointerException()))).isEqualTo("Unable to connect: NullPointerException");
     }
