@@ -50,6 +50,20 @@ public interface NodeConnector {
     }
 
     /**
+     * Opens a pub/sub connection to one sentinel of a Sentinel node ({@code redis-sentinel://…#name}), over which the
+     * lock hears of a failover as the sentinels announce it ({@code +switch-master}) and reconnects to the new master
+     * at once. By default none: a failover is then noticed when the former master drops the connection or refuses a
+     * write as a replica, seconds later, while it may still grant locks that the new master does not know of.
+     * @param node the Sentinel node's URI, as parsed from the node list
+     * @param sentinel one of its sentinels, as in {@link RedisURI#getSentinels()}
+     * @return a future of a pub/sub connection to that sentinel with a {@code byte[]} codec, or a failed future with an
+     * {@link UnsupportedOperationException} when this connector opens none
+     */
+    default CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> connectSentinel(RedisURI node, RedisURI sentinel) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this connector opens no sentinel connections"));
+    }
+
+    /**
      * Returns client options with what Redlock relies on: auto-reconnect, commands rejected while
      * disconnected (never buffered and replayed), a bounded request queue, no per-command time-out (node
      * timeouts are enforced per quorum call, so that no command is dropped before it is written), and a

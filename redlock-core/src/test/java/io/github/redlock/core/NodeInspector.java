@@ -114,6 +114,27 @@ final class NodeInspector implements AutoCloseable {
         }
     }
 
+    /** Drops a master's connections to its replicas (a replica reconnects unless it is paused). */
+    void dropReplicas(int node) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            connection.sync().clientKill(io.lettuce.core.KillArgs.Builder.typeSlave());
+        }
+    }
+
+    /** A node's answer to {@code INFO section}. */
+    String info(int node, String section) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return connection.sync().info(section);
+        }
+    }
+
+    /** A node's role, the first element of its {@code ROLE} answer: {@code master}, {@code slave} or {@code sentinel}. */
+    String role(int node) {
+        try (StatefulRedisConnection<String, String> connection = connect(node)) {
+            return String.valueOf(connection.sync().role().get(0));
+        }
+    }
+
     /** Writes a snapshot of the node's data set now (SAVE), to the file its {@code dbfilename} names. */
     void save(int node) {
         try (StatefulRedisConnection<String, String> connection = connect(node)) {

@@ -159,14 +159,23 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
                     + (node == null ? "null" : "blank"));
         }
         String trimmed = node.trim();
-        if (!trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
+        boolean sentinel = trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://");
+        if (!sentinel && !trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
             throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a Redis URI; write redis://host:port "
-                    + "(rediss:// for TLS, redis://:password@host:port/db with a password)");
+                    + "(rediss:// for TLS, redis://:password@host:port/db with a password), or "
+                    + "redis-sentinel://host:port,host:port#master-name for a Sentinel group");
+        }
+        if (sentinel && (trimmed.indexOf('#') < 0 || trimmed.endsWith("#"))) {
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' names no master: a Sentinel node "
+                    + "is redis-sentinel://host:port,host:port#master-name, with the name the sentinels monitor the master under");
         }
         try {
             RedisURI uri = RedisURI.create(trimmed);
-            if (uri.getSocket() == null && (uri.getHost() == null || uri.getHost().isBlank())) {
+            if (!sentinel && uri.getSocket() == null && (uri.getHost() == null || uri.getHost().isBlank())) {
                 throw new IllegalArgumentException("no host");
+            }
+            if (sentinel && uri.getSentinels().stream().anyMatch((one) -> one.getHost() == null || one.getHost().isBlank())) {
+                throw new IllegalArgumentException("a sentinel without a host");
             }
             return uri;
         }

@@ -158,6 +158,12 @@ public final class RestartGuard implements AutoCloseable {
         if (node.vote().current().epoch() != epoch) {
             return CompletableFuture.completedFuture(null); // answered before a disconnect: the next check decides
         }
+        if (!info.master() && node.isSentinel()) {
+            // The sentinels named a replica: a failover runs, or this answer predates it. It stays unchecked (no vote)
+            // and asks the sentinels again shortly.
+            this.scheduler.schedule(() -> node.followMaster("the server the sentinels named answers as a replica"), 1, TimeUnit.SECONDS);
+            return CompletableFuture.completedFuture(null);
+        }
         String previous = node.vote().runId();
         node.vote().seenRunId(info.runId()); // before comparing with the others: of two concurrent checks, one sees the other
         String notIndependent = notIndependent(index, info);
@@ -197,8 +203,10 @@ public final class RestartGuard implements AutoCloseable {
         NodeRecords.Entry longest = records.longest();
         // The record of a client of the fleet whose quarantine is longer than this client's, or null.
         NodeRecords.Entry longer = (longest != null && longest.quarantineMillis() > this.quarantineMillis) ? longest : null;
+        // A promoted replica may lack what its former master acknowledged from the moment it took over, which INFO
+        // does not tell: the wait counts from now, not from its start.
         long waitNanos = TimeUnit.MILLISECONDS.toNanos((longer != null) ? longer.quarantineMillis() : this.quarantineMillis)
-                - TimeUnit.SECONDS.toNanos(info.uptimeSeconds());
+                - TimeUnit.SECONDS.toNanos(info.masterForSeconds());
         if (waitNanos <= 0) {
             return Verdict.VOTE;
         }
@@ -206,7 +214,7 @@ public final class RestartGuard implements AutoCloseable {
                 + seconds(longer.maxTtlMillis()) + " (this client's is " + seconds(this.maxTtlMillis) + ")"
                 : "; it waits for this client's max-ttl of " + seconds(this.maxTtlMillis);
         if (this.mode == RestartQuarantine.ALWAYS) {
-            return new Verdict(true, "up for only " + info.uptimeSeconds() + " s (restart-quarantine ALWAYS)" + length, waitNanos);
+            return new Verdict(true, upFor(info) + " (restart-quarantine ALWAYS)" + length, waitNanos);
         }
         NodeRecords.Entry other = records.otherProcess(info.runId());
         String restart = (previous != null && !previous.equals(info.runId())) ? "its run_id changed while this client was connected"
@@ -214,15 +222,23 @@ public final class RestartGuard implements AutoCloseable {
         if (restart == null) {
             return Verdict.VOTE;
         }
-        if (info.durable() && kept instanceof byte[] marker && !info.runId().equals(text(marker))) {
+        // A promoted replica got its marker by replication, as asynchronous as the rest of its data: it proves nothing.
+        if (info.durable() && !info.promoted() && kept instanceof byte[] marker && !info.runId().equals(text(marker))) {
             logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " restarted " + info.uptimeSeconds()
                     + " s ago (" + restart + ") and votes at once: it logs every write before answering, and came back with the data "
                     + "it had acknowledged since run_id " + text(marker));
             return Verdict.VOTE;
         }
-        String durable = info.durable() ? "; it logs every write, but came back without the marker written before its restart, so "
+        String durable = (info.durable() && !info.promoted()) ? "; it logs every write, but came back without the marker written before its restart, so "
                 + "without the data it had acknowledged" : "";
-        return new Verdict(true, "restarted " + info.uptimeSeconds() + " s ago (" + restart + ")" + durable + length, waitNanos);
+        String restarted = info.promoted() ? "promoted from a replica by a failover (" + restart + "); it may lack writes "
+                + "of its former master" : "restarted " + info.uptimeSeconds() + " s ago (" + restart + ")";
+        return new Verdict(true, restarted + durable + length, waitNanos);
+    }
+
+    /** How long the node has been the master, for a message: its uptime, or that it was promoted at an unknown time. */
+    private static String upFor(ServerInfo info) {
+        return info.promoted() ? "promoted from a replica at a time it does not tell" : "up for only " + info.uptimeSeconds() + " s";
     }
 
     /**
@@ -349,6 +365,9 @@ public final class RestartGuard implements AutoCloseable {
                 this.nodes[i].serverInfo().thenAccept((info) -> {
                     if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
                         mark(index, vote.epoch(), info, info.durable() ? "set" : "delete");
+                    }
+                    else if (!info.master()) { // a Sentinel node's former master, demoted: a failover this client missed
+                        this.nodes[index].followMaster("the server answering it is a replica now");
                     }
                 }).exceptionally((failure) -> null); // refreshed again soon
             }

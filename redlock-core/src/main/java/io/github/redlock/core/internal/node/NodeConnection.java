@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.LuaScript;
@@ -51,6 +52,9 @@ public final class NodeConnection implements RedisConnectionStateListener {
     private volatile @Nullable RedisAsyncCommands<byte[], byte[]> commands;
 
     private volatile boolean closed;
+
+    /** Whether {@link #reconnect} replaces the connection now. */
+    private final AtomicBoolean reconnecting = new AtomicBoolean();
 
     /** The reply of this node while it has no connection: says why the last attempt failed. */
     private volatile NodeReply notConnected = NodeReply.notConnected("not connected yet");
@@ -194,6 +198,31 @@ public final class NodeConnection implements RedisConnectionStateListener {
                                 TimeUnit.MILLISECONDS);
                     }
                 });
+    }
+
+    /**
+     * Drops the current connection and opens a new one, which resolves the node's address again: a Sentinel node's
+     * master changed. Does nothing before the first connection, after {@link #close()}, or while a reconnect runs.
+     * The node does not vote from now until the new connection is checked, and a late reply from the former master
+     * counts as an error ({@code onDown}).
+     * @param reason why, for the log and for the node's status meanwhile
+     */
+    void reconnect(String reason) {
+        StatefulRedisConnection<byte[], byte[]> current = this.connection;
+        if (this.closed || current == null || !this.reconnecting.compareAndSet(false, true)) {
+            return;
+        }
+        this.connection = null;
+        this.commands = null;
+        this.scriptsLoaded = false;
+        this.notConnected = NodeReply.notConnected("not connected: " + reason + "; reconnecting");
+        this.onDown.run();
+        logger.log(System.Logger.Level.INFO, "Redis node " + RedisNodeClient.nameOf(this.uri) + " reconnects: " + reason);
+        current.closeAsync().whenComplete((closedNow, failure) -> {
+            this.failedConnects = 0; // no attempt runs: the one that opened this connection succeeded
+            this.reconnecting.set(false);
+            attemptConnect();
+        });
     }
 
     /**

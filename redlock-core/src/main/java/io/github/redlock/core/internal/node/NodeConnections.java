@@ -139,6 +139,11 @@ public final class NodeConnections {
             return this.client.connectPubSubAsync(ByteArrayCodec.INSTANCE, node);
         }
 
+        @Override
+        public CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> connectSentinel(RedisURI node, RedisURI sentinel) {
+            return this.client.connectPubSubAsync(ByteArrayCodec.INSTANCE, sentinel);
+        }
+
     }
 
 }

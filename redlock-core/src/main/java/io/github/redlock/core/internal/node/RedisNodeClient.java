@@ -10,6 +10,7 @@ import java.util.function.Function;
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.LuaScript;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -56,6 +57,9 @@ public final class RedisNodeClient {
     /** Whether the node may vote: set by the check after each (re)connection. */
     private final NodeVote vote = new NodeVote();
 
+    /** For a Sentinel node, what tells it of a failover at once; null for a single server. */
+    private final @Nullable SentinelWatch sentinels;
+
     /** Whether a resend of owed releases is scheduled. */
     private final java.util.concurrent.atomic.AtomicBoolean resendPending = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -65,14 +69,31 @@ public final class RedisNodeClient {
         this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
         this.owed = new OwedReleases(this.name);
         this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
+        this.sentinels = isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler,
+                (announcement) -> followMaster("the sentinels announced a failover (" + announcement + ")")) : null;
     }
 
-    /** How lock errors name a node: {@code host:port} (or the socket path). */
+    /**
+     * How lock errors, statuses and the restart records name a node: {@code host:port} (or the socket path); a
+     * Sentinel group by its master name and its sentinels, {@code name@host:port,host:port}.
+     */
     public static String nameOf(RedisURI uri) {
+        if (isSentinel(uri)) {
+            StringBuilder name = new StringBuilder(uri.getSentinelMasterId()).append('@');
+            for (RedisURI sentinel : uri.getSentinels()) {
+                name.append((name.charAt(name.length() - 1) == '@') ? "" : ",").append(sentinel.getHost()).append(':').append(sentinel.getPort());
+            }
+            return name.toString();
+        }
         return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
     }
 
-    /** The node as lock errors name it: {@code host:port}. */
+    /** Whether the URI names a Sentinel group ({@code redis-sentinel://…#name}) rather than one server. */
+    public static boolean isSentinel(RedisURI uri) {
+        return uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty();
+    }
+
+    /** The node as lock errors name it: {@code host:port}, or {@code name@sentinels} for a Sentinel group. */
     public String name() {
         return this.name;
     }
@@ -95,6 +116,33 @@ public final class RedisNodeClient {
     /** Whether the node may vote, and its {@code run_id}. */
     public NodeVote vote() {
         return this.vote;
+    }
+
+    /** Whether the node is a Sentinel group, whose master may change. */
+    public boolean isSentinel() {
+        return this.sentinels != null;
+    }
+
+    /**
+     * Of a Sentinel node: drops the connection to the server that answers now and connects to the master that the
+     * sentinels name, which is checked before it votes (a promoted replica is quarantined as a restarted server is).
+     * Does nothing for a single server, whose address always leads to the same one.
+     * @param reason why, for the log
+     */
+    public void followMaster(String reason) {
+        if (this.sentinels != null) {
+            this.link.reconnect(reason);
+        }
+    }
+
+    /** A reply that says the server answering is a replica now: a Sentinel node's master was replaced. */
+    private void noteFailure(@Nullable Throwable failure) {
+        Throwable cause = unwrap(failure);
+        // A script's write refused on a replica may come wrapped in a script error (Redis before 7).
+        if (this.sentinels != null && cause != null && (cause instanceof RedisReadOnlyException
+                || String.valueOf(cause.getMessage()).contains("READONLY"))) {
+            followMaster("the server answering it is a replica now (" + cause.getMessage() + ")");
+        }
     }
 
     /** The connection works again: send what is owed, and check the node before it votes. */
@@ -155,6 +203,9 @@ public final class RedisNodeClient {
      * @return a future completed after the first attempt, whether it succeeded or not
      */
     CompletableFuture<Void> connect() {
+        if (this.sentinels != null) {
+            this.sentinels.start();
+        }
         return this.link.connect();
     }
 
@@ -174,6 +225,7 @@ public final class RedisNodeClient {
         this.awaitingReply.incrementAndGet();
         async.set(key, token, SetArgs.Builder.nx().px(ttlMillis)).whenComplete((reply, failure) -> {
             this.awaitingReply.decrementAndGet();
+            noteFailure(failure);
             call.record(index, acrossReconnect(epoch, (failure != null) ? NodeReply.failure(failure)
                     : "OK".equals(reply) ? NodeReply.GRANTED : NodeReply.DENIED));
         });
@@ -328,6 +380,7 @@ public final class RedisNodeClient {
         if (!this.link.scriptsLoaded()) {
             async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
                 this.awaitingReply.decrementAndGet();
+                noteFailure(failure);
                 done.accept(reply, failure);
             });
             return;
@@ -339,10 +392,12 @@ public final class RedisNodeClient {
                 this.awaitingReply.incrementAndGet();
                 async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((retried, again) -> {
                     this.awaitingReply.decrementAndGet();
+                    noteFailure(again);
                     done.accept(retried, again);
                 });
             }
             else {
+                noteFailure(failure);
                 done.accept(reply, failure);
             }
         });
@@ -398,7 +453,7 @@ public final class RedisNodeClient {
     CompletableFuture<Void> close() {
         CompletableFuture<Void> closed = this.link.close();
         this.owed.clear();
-        return closed;
+        return (this.sentinels != null) ? CompletableFuture.allOf(closed, this.sentinels.close()) : closed;
     }
 
     private static @Nullable Throwable unwrap(@Nullable Throwable failure) {

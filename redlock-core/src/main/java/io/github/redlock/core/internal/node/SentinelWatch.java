@@ -1,0 +1,152 @@
+package io.github.redlock.core.internal.node;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.redlock.core.NodeConnector;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.concurrent.EventExecutorGroup;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Listens to every sentinel of a Sentinel node for the announcements of a failover of its master, and reports each
+ * one, so that the node drops its connection to the former master at once: a former master that still runs answers
+ * as a master until the sentinels turn it into a replica, some seconds later, and would meanwhile grant locks that the
+ * new master never hears of. Two announcements count: {@code +promoted-slave} (the sentinel that ran the failover saw
+ * the replica answer as the master; from then on the sentinels name it) and {@code +switch-master} (every sentinel,
+ * once the failover is over or once it learned of it from another).
+ * <p>
+ * A sentinel that cannot be reached is tried again in the background, backing off to two seconds; Lettuce reconnects
+ * an established subscription by itself. Without any sentinel connection (a connector that opens none) the node still
+ * follows a failover, later: when the former master drops the connection or refuses a write as a replica.
+ */
+final class SentinelWatch {
+
+    private static final System.Logger logger = System.getLogger(SentinelWatch.class.getName());
+
+    private static final byte[] SWITCH_MASTER = "+switch-master".getBytes(StandardCharsets.US_ASCII);
+
+    private static final byte[] PROMOTED = "+promoted-slave".getBytes(StandardCharsets.US_ASCII);
+
+    private static final Delay RETRY = Delay.exponential(Duration.ofMillis(100), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS);
+
+    private final NodeConnector connector;
+
+    private final RedisURI node;
+
+    private final String masterName;
+
+    private final EventExecutorGroup scheduler;
+
+    /** Told of each failover of this node's master, with the announcement's text. */
+    private final Consumer<String> onFailover;
+
+    private final List<StatefulRedisPubSubConnection<byte[], byte[]>> connections = new CopyOnWriteArrayList<>();
+
+    private volatile boolean closed;
+
+    SentinelWatch(NodeConnector connector, RedisURI node, EventExecutorGroup scheduler, Consumer<String> onFailover) {
+        this.connector = connector;
+        this.node = node;
+        this.masterName = String.valueOf(node.getSentinelMasterId());
+        this.scheduler = scheduler;
+        this.onFailover = onFailover;
+    }
+
+    /** Subscribes on every sentinel, in the background. */
+    void start() {
+        for (RedisURI sentinel : this.node.getSentinels()) {
+            subscribe(sentinel, 0);
+        }
+    }
+
+    private void subscribe(RedisURI sentinel, int failures) {
+        if (this.closed) {
+            return;
+        }
+        CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> attempt;
+        try {
+            attempt = this.connector.connectSentinel(this.node, sentinel).toCompletableFuture();
+        }
+        catch (RuntimeException ex) {
+            attempt = CompletableFuture.failedFuture(ex);
+        }
+        attempt.thenCompose((connection) -> {
+            this.connections.add(connection);
+            if (this.closed) {
+                close(connection);
+                return CompletableFuture.completedFuture(null);
+            }
+            connection.addListener(new RedisPubSubAdapter<>() {
+
+                @Override
+                public void message(byte[] channel, byte[] message) {
+                    announced(channel, message);
+                }
+
+            });
+            // Lettuce subscribes again on every reconnection of this connection.
+            return connection.async().subscribe(SWITCH_MASTER, PROMOTED).toCompletableFuture().whenComplete((done, refused) -> {
+                if (refused != null) { // tried again on a new connection
+                    this.connections.remove(connection);
+                    close(connection);
+                }
+            });
+        }).whenComplete((subscribed, failure) -> {
+            if (failure == null || this.closed) {
+                return;
+            }
+            if (failure.getCause() instanceof UnsupportedOperationException || failure instanceof UnsupportedOperationException) {
+                logger.log(System.Logger.Level.INFO, "Redis node " + RedisNodeClient.nameOf(this.node) + ": the connector opens no "
+                        + "sentinel connections, so a failover is noticed only when the former master drops the connection or "
+                        + "refuses a write");
+                return;
+            }
+            long delay = RETRY.createDelay(failures + 1).toMillis();
+            this.scheduler.schedule(() -> subscribe(sentinel, failures + 1), delay, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    private void announced(byte[] channel, byte[] message) {
+        String text = new String(message, StandardCharsets.UTF_8);
+        if (names(channel, text)) {
+            this.onFailover.accept(new String(channel, StandardCharsets.US_ASCII) + " " + text);
+        }
+    }
+
+    /**
+     * Whether an announcement is of this node's master: {@code +switch-master <name> <old ip> <old port> <new ip> <new
+     * port>}, {@code +promoted-slave slave <ip>:<port> <ip> <port> @ <name> <master ip> <master port>}.
+     */
+    boolean names(byte[] channel, String message) {
+        String[] words = message.trim().split(" ");
+        if (java.util.Arrays.equals(channel, SWITCH_MASTER)) {
+            return words.length > 0 && words[0].equals(this.masterName);
+        }
+        for (int i = 0; i + 1 < words.length; i++) {
+            if (words[i].equals("@")) {
+                return words[i + 1].equals(this.masterName);
+            }
+        }
+        return false;
+    }
+
+    /** Stops listening: closes every sentinel connection, and any that opens later. */
+    CompletableFuture<Void> close() {
+        this.closed = true;
+        return CompletableFuture.allOf(this.connections.stream().map(SentinelWatch::close).toArray(CompletableFuture[]::new));
+    }
+
+    private static CompletableFuture<Void> close(@Nullable StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+        return (connection != null) ? connection.closeAsync().exceptionally((failure) -> null) : CompletableFuture.completedFuture(null);
+    }
+
+}

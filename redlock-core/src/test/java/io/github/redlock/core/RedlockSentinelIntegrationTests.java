@@ -1,0 +1,182 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.redlock.test.Poll;
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodesExtension;
+import io.github.redlock.test.RedisSentinelGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A Sentinel group as one of three nodes (two standalone masters beside it), on real processes: a master, a replica
+ * and three sentinels. The hazard of a failover: the replica that the sentinels promote may lack the key of a lock
+ * held through the former master (replication is asynchronous), so a second client could take the lock through it
+ * while the first lease is valid. A promoted replica is therefore quarantined like a restarted server, for a whole
+ * quarantine from the moment it is seen (its uptime says nothing of when it became the master).
+ */
+class RedlockSentinelIntegrationTests {
+
+    /** Long enough for the lease to outlive the failover (the sentinels wait 2 s before they call the master down). */
+    private static final Duration MAX_TTL = Duration.ofSeconds(15);
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(2);
+
+    private RedisSentinelGroup group;
+
+    @BeforeEach
+    void startGroup() {
+        this.group = RedisSentinelGroup.start();
+    }
+
+    @AfterEach
+    void stopGroup() {
+        this.group.close();
+    }
+
+    @Test
+    void aSentinelNodeVotesBesideStandaloneMasters() {
+        try (Redlock redlock = redlock(RestartQuarantine.AUTO); Redlock other = redlock(RestartQuarantine.AUTO)) {
+            String name = "redlock@" + String.join(",", this.group.sentinels().stream().map(RedisNode::hostAndPort).toList());
+            assertThat(redlock.nodeStatuses()).containsKey(name);
+            assertThat(redlock.nodeStatuses().get(name).state()).isEqualTo(NodeStatus.State.UP);
+            RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
+            try (NodeInspector master = new NodeInspector(List.of(this.group.master().uri()))) {
+                assertThat(master.get(0, "redlock:k")).isEqualTo(lease.token());
+            }
+            redis.node(0).cutOff(); // the sentinel node's vote is needed for a quorum now
+            try {
+                assertThat(other.tryAcquire("k", Duration.ofSeconds(10))).isEmpty();
+                assertThat(lease.release()).isTrue();
+                assertThat(other.tryAcquire("k", Duration.ofSeconds(10))).hasValueSatisfying((second) -> assertThat(second.release()).isTrue());
+            }
+            finally {
+                redis.node(0).heal();
+            }
+        }
+    }
+
+    /** Fails with the quarantine counted from the promoted replica's start: it has run for longer than a quarantine. */
+    @Test
+    void aReplicaPromotedWithoutTheKeyOfAHeldLockDoesNotVoteForASecondClient() {
+        awaitReplicaUpFor(MAX_TTL.plusSeconds(3)); // the old rule would let it vote at once
+        try (Redlock first = redlock(RestartQuarantine.AUTO)) {
+            RedlockLease held = holdThenFailOverToAReplicaWithoutTheKey(first);
+            try (Redlock second = redlock(RestartQuarantine.AUTO)) {
+                NodeStatus status = second.nodeStatuses().get(sentinelNodeName());
+                assertThat(status.state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(status.reason()).contains("promoted from a replica by a failover");
+                assertThat(status.quarantinedFor()).isGreaterThan(MAX_TTL.minusSeconds(2));
+                assertThat(second.tryAcquire("k", MAX_TTL)).isEmpty();
+                assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+            }
+            // The first client saw the master's run_id change under it: it does not let the new master vote either.
+            awaitTrue(Duration.ofSeconds(20), () -> first.nodeStatuses().get(sentinelNodeName()).state() == NodeStatus.State.QUARANTINED);
+            assertThat(first.nodeStatuses().get(sentinelNodeName()).reason()).contains("promoted from a replica");
+        }
+    }
+
+    /** The control of the test above: without the quarantine the second client takes the lock that the first holds. */
+    @Test
+    void withoutTheQuarantineASecondClientTakesTheHeldLockThroughThePromotedReplica() {
+        try (Redlock first = redlock(RestartQuarantine.NEVER)) {
+            RedlockLease held = holdThenFailOverToAReplicaWithoutTheKey(first);
+            try (Redlock second = redlock(RestartQuarantine.NEVER)) {
+                Optional<RedlockLease> secondGrant = second.tryAcquire("k", MAX_TTL);
+                assertThat(secondGrant).as("the hazard: a second grant").isPresent();
+                assertThat(held.isValid()).as("while the first lease is valid").isTrue();
+                secondGrant.get().release();
+            }
+        }
+    }
+
+    /**
+     * After {@code SENTINEL FAILOVER} the former master still runs, and answers as a master until the sentinels turn it
+     * into a replica, at least 8 s later: a client that stays connected to it meanwhile writes where the new master
+     * never hears of it. The client drops it as the sentinels announce the failover, and checks the new master.
+     */
+    @Test
+    void aConnectedClientFollowsAFailoverAsTheSentinelsAnnounceItWhileTheFormerMasterStillRuns() {
+        try (Redlock redlock = redlock(RestartQuarantine.AUTO)) {
+            assertThat(redlock.nodeStatuses().get(sentinelNodeName()).state()).isEqualTo(NodeStatus.State.UP);
+            RedisNode former = this.group.master();
+            this.group.failover();
+            awaitTrue(Duration.ofSeconds(20), () -> redlock.nodeStatuses().get(sentinelNodeName()).state() == NodeStatus.State.QUARANTINED);
+            try (NodeInspector inspector = new NodeInspector(List.of(former.uri()))) {
+                assertThat(inspector.role(0)).as("the former master is not a replica yet").isEqualTo("master");
+            }
+            assertThat(redlock.nodeStatuses().get(sentinelNodeName()).reason()).contains("promoted from a replica");
+        }
+    }
+
+    @Test
+    void aSentinelNodeWithoutAMasterNameIsRefusedWithTheFormToWrite() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes(redis.node(0).uri(), redis.node(1).uri(), "redis-sentinel://127.0.0.1:26379").build())
+                .withMessageContaining("nodes[2] 'redis-sentinel://127.0.0.1:26379' names no master")
+                .withMessageContaining("redis-sentinel://host:port,host:port#master-name");
+    }
+
+    /**
+     * Holds {@code k} through node 0 and the group's master only (node 1 holds another client's key for 1.2 s), with a
+     * replica that hears nothing of it: paused, and its link to the master cut, before the acquisition. Then the master
+     * crashes, the replica resumes and the sentinels promote it, without the key.
+     */
+    private RedlockLease holdThenFailOverToAReplicaWithoutTheKey(Redlock first) {
+        RedisNode master = this.group.master();
+        RedisNode replica = this.group.replicas().get(0);
+        try (NodeInspector standalone = new NodeInspector(redis.uris());
+                NodeInspector servers = new NodeInspector(List.of(master.uri(), replica.uri()))) {
+            standalone.set(1, "redlock:k", "another-client", Duration.ofMillis(1200));
+            replica.pause();
+            RedlockLease held;
+            try {
+                servers.dropReplicas(0);
+                held = first.acquire("k", MAX_TTL, Duration.ZERO);
+                assertThat(servers.get(0, "redlock:k")).isEqualTo(held.token());
+                master.kill();
+            }
+            finally {
+                replica.resume();
+            }
+            RedisNode promoted = this.group.awaitFailover(master);
+            assertThat(promoted).isSameAs(replica);
+            assertThat(servers.get(1, "redlock:k")).as("the promoted replica lacks the held lock's key").isNull();
+            awaitTrue(Duration.ofSeconds(5), () -> standalone.get(1, "redlock:k") == null);
+            return held;
+        }
+    }
+
+    private void awaitReplicaUpFor(Duration uptime) {
+        RedisNode replica = this.group.replicas().get(0);
+        try (NodeInspector inspector = new NodeInspector(List.of(replica.uri()))) {
+            Poll.until(uptime.plusSeconds(30), () -> uptimeSeconds(inspector.info(0, "server")) >= uptime.toSeconds(),
+                    () -> "the replica was not up for " + uptime);
+        }
+    }
+
+    private static long uptimeSeconds(String info) {
+        return info.lines().filter((line) -> line.startsWith("uptime_in_seconds:")).mapToLong((line) -> Long.parseLong(line.substring(18).trim()))
+                .findFirst().orElse(0);
+    }
+
+    private String sentinelNodeName() {
+        return "redlock@" + String.join(",", this.group.sentinels().stream().map(RedisNode::hostAndPort).toList());
+    }
+
+    private Redlock redlock(RestartQuarantine quarantine) {
+        return TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), this.group.uri()).maxTtl(MAX_TTL)
+                .restartQuarantine(quarantine).build();
+    }
+
+}
