@@ -22,7 +22,7 @@ public class RedlockProperties {
     private boolean enabled = true;
 
     /**
-     * URIs of the independent Redis masters, e.g. redis://10.0.0.1:6379 (rediss:// for TLS, redis://:password@host:port/db with a password). Three or five are typical.
+     * URIs of the independent Redis masters, e.g. redis://10.0.0.1:6379 (rediss:// for TLS, redis://:password@host:port/db with a password), or of Sentinel groups, redis-sentinel://10.0.1.1:26379,10.0.1.2:26379#master-name. Three or five are typical.
      */
     private List<String> nodes = new ArrayList<>();
 
@@ -99,8 +99,29 @@ public class RedlockProperties {
         return this.nodes;
     }
 
+    /**
+     * Sets the node list. A comma-separated value splits a Sentinel node's host list too: a part without a scheme
+     * that follows a {@code redis-sentinel://} entry not yet ended by its {@code #master-name} is joined back to it.
+     * @param nodes the node URIs
+     */
     public void setNodes(List<String> nodes) {
-        this.nodes = nodes;
+        List<String> joined = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            int last = joined.size() - 1;
+            if (last >= 0 && node != null && !node.contains("://") && continues(joined.get(last))) {
+                joined.set(last, joined.get(last) + "," + node.trim());
+            }
+            else {
+                joined.add(node);
+            }
+        }
+        this.nodes = joined;
+    }
+
+    /** Whether a node entry is a Sentinel group's whose host list a comma split: it has no {@code #master-name} yet. */
+    private static boolean continues(String entry) {
+        String trimmed = (entry != null) ? entry.trim() : "";
+        return (trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://")) && trimmed.indexOf('#') < 0;
     }
 
     public Duration getDefaultTtl() {

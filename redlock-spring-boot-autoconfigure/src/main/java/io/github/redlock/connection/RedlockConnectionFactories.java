@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 
 import io.github.redlock.core.NodeConnector;
 import io.lettuce.core.RedisClient;
@@ -20,6 +21,7 @@ import io.lettuce.core.resource.ClientResources;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisPassword;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisSocketConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -82,6 +84,11 @@ public final class RedlockConnectionFactories implements DisposableBean {
                 return client(uri).connectPubSubAsync(ByteArrayCodec.INSTANCE, uri);
             }
 
+            @Override
+            public CompletionStage<StatefulRedisPubSubConnection<byte[], byte[]>> connectSentinel(RedisURI node, RedisURI sentinel) {
+                return client(node).connectPubSubAsync(ByteArrayCodec.INSTANCE, sentinel);
+            }
+
         };
     }
 
@@ -90,7 +97,8 @@ public final class RedlockConnectionFactories implements DisposableBean {
     }
 
     /**
-     * Returns the factory of every node connected so far, by {@code host:port}, in node order.
+     * Returns the factory of every node connected so far, by the node's name as the lock's statuses give it
+     * ({@code host:port}, or {@code master-name@sentinel:port,…} for a Sentinel group), in node order.
      * @return an unmodifiable snapshot
      */
     public Map<String, LettuceConnectionFactory> factories() {
@@ -104,7 +112,7 @@ public final class RedlockConnectionFactories implements DisposableBean {
     }
 
     private LettuceConnectionFactory factory(RedisURI uri) {
-        String name = (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+        String name = name(uri);
         this.lock.lock();
         try {
             LettuceConnectionFactory factory = this.factories.get(name);
@@ -153,7 +161,24 @@ public final class RedlockConnectionFactories implements DisposableBean {
         return factory;
     }
 
+    /** A node's name, as {@code Redlock.nodeStatuses()} gives it. */
+    private static String name(RedisURI uri) {
+        if (uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty()) {
+            return uri.getSentinelMasterId() + "@" + uri.getSentinels().stream().map((sentinel) -> sentinel.getHost() + ":" + sentinel.getPort())
+                    .collect(Collectors.joining(","));
+        }
+        return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+    }
+
     private static RedisConfiguration configuration(RedisURI uri) {
+        if (uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty()) {
+            RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration();
+            sentinel.master(uri.getSentinelMasterId());
+            uri.getSentinels().forEach((one) -> sentinel.sentinel(one.getHost(), one.getPort()));
+            sentinel.setDatabase(uri.getDatabase());
+            applyCredentials(uri, sentinel);
+            return sentinel;
+        }
         if (uri.getSocket() != null) {
             RedisSocketConfiguration socket = new RedisSocketConfiguration(uri.getSocket());
             socket.setDatabase(uri.getDatabase());

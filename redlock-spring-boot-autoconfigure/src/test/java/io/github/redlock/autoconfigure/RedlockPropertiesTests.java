@@ -55,6 +55,20 @@ class RedlockPropertiesTests {
      * bound as the application would write them, they must be the defaults the core (and the aspect) apply.
      */
     @Test
+    void aCommaSeparatedNodeListKeepsEachSentinelNodesHostListWhole() {
+        RedlockProperties properties = bind(Map.of("redlock.nodes",
+                "redis://10.0.0.1:6379, redis-sentinel://10.0.1.1:26379,10.0.1.2:26379, 10.0.1.3:26379#locks-b,redis://10.0.0.3:6379"));
+        assertThat(properties.getNodes()).containsExactly("redis://10.0.0.1:6379",
+                "redis-sentinel://10.0.1.1:26379,10.0.1.2:26379,10.0.1.3:26379#locks-b", "redis://10.0.0.3:6379");
+    }
+
+    @Test
+    void aPartWithoutASchemeAfterAnEndedSentinelNodeStaysAnEntryForTheLockToRefuse() {
+        RedlockProperties properties = bind(Map.of("redlock.nodes", "redis-sentinel://10.0.1.1:26379#locks-b,10.0.0.2:6379"));
+        assertThat(properties.getNodes()).containsExactly("redis-sentinel://10.0.1.1:26379#locks-b", "10.0.0.2:6379");
+    }
+
+    @Test
     void theMetadatasDefaultsAreTheCoresDefaults() throws Exception {
         try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);

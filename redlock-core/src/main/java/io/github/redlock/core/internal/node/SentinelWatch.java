@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.redlock.core.NodeConnector;
@@ -52,6 +53,9 @@ final class SentinelWatch {
     private final List<StatefulRedisPubSubConnection<byte[], byte[]>> connections = new CopyOnWriteArrayList<>();
 
     private volatile boolean closed;
+
+    /** The new master that the last announcement reported, so that its repeats are not reported again. */
+    private final AtomicReference<@Nullable String> lastPromoted = new AtomicReference<>();
 
     SentinelWatch(NodeConnector connector, RedisURI node, EventExecutorGroup scheduler, Consumer<String> onFailover) {
         this.connector = connector;
@@ -115,28 +119,32 @@ final class SentinelWatch {
         });
     }
 
-    private void announced(byte[] channel, byte[] message) {
+    /**
+     * Reports a failover once: every sentinel announces it, the one that ran it twice, some of them seconds later (they
+     * learn of it from each other), and each repeat names the same new master; a later failover names another one.
+     */
+    void announced(byte[] channel, byte[] message) {
         String text = new String(message, StandardCharsets.UTF_8);
-        if (names(channel, text)) {
+        String promoted = promotedBy(channel, text);
+        if (promoted != null && !promoted.equals(this.lastPromoted.getAndSet(promoted))) {
             this.onFailover.accept(new String(channel, StandardCharsets.US_ASCII) + " " + text);
         }
     }
 
     /**
-     * Whether an announcement is of this node's master: {@code +switch-master <name> <old ip> <old port> <new ip> <new
-     * port>}, {@code +promoted-slave slave <ip>:<port> <ip> <port> @ <name> <master ip> <master port>}.
+     * The new master's {@code ip:port} if an announcement is of a failover of this node's master, else null:
+     * {@code +switch-master <name> <old ip> <old port> <new ip> <new port>}, {@code +promoted-slave slave <ip>:<port>
+     * <ip> <port> @ <name> <master ip> <master port>}.
      */
-    boolean names(byte[] channel, String message) {
+    @Nullable String promotedBy(byte[] channel, String message) {
         String[] words = message.trim().split(" ");
         if (java.util.Arrays.equals(channel, SWITCH_MASTER)) {
-            return words.length > 0 && words[0].equals(this.masterName);
+            return (words.length >= 5 && words[0].equals(this.masterName)) ? words[3] + ":" + words[4] : null;
         }
-        for (int i = 0; i + 1 < words.length; i++) {
-            if (words[i].equals("@")) {
-                return words[i + 1].equals(this.masterName);
-            }
+        if (java.util.Arrays.equals(channel, PROMOTED) && words.length >= 6 && words[4].equals("@")) {
+            return words[5].equals(this.masterName) ? words[2] + ":" + words[3] : null;
         }
-        return false;
+        return null;
     }
 
     /** Stops listening: closes every sentinel connection, and any that opens later. */

@@ -1,6 +1,8 @@
 package io.github.redlock.core.internal.node;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
@@ -18,21 +20,36 @@ class SentinelWatchTests {
     private final SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, (announcement) -> { });
 
     @Test
-    void aSwitchOfItsMasterCounts() {
-        assertThat(this.watch.names(bytes("+switch-master"), "locks-b 10.0.1.5 6379 10.0.1.6 6379")).isTrue();
+    void aSwitchOfItsMasterCountsWithTheNewMaster() {
+        assertThat(this.watch.promotedBy(bytes("+switch-master"), "locks-b 10.0.1.5 6379 10.0.1.6 6380")).isEqualTo("10.0.1.6:6380");
     }
 
     @Test
     void aSwitchOfAnotherMasterMonitoredByTheSameSentinelsDoesNot() {
-        assertThat(this.watch.names(bytes("+switch-master"), "locks-a 10.0.1.5 6379 10.0.1.6 6379")).isFalse();
-        assertThat(this.watch.names(bytes("+switch-master"), "locks-b-2 10.0.1.5 6379 10.0.1.6 6379")).isFalse();
+        assertThat(this.watch.promotedBy(bytes("+switch-master"), "locks-a 10.0.1.5 6379 10.0.1.6 6379")).isNull();
+        assertThat(this.watch.promotedBy(bytes("+switch-master"), "locks-b-2 10.0.1.5 6379 10.0.1.6 6379")).isNull();
+        assertThat(this.watch.promotedBy(bytes("+switch-master"), "locks-b")).isNull();
     }
 
     @Test
     void aPromotionCountsByTheMasterNameAfterTheAt() {
-        assertThat(this.watch.names(bytes("+promoted-slave"), "slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-b 10.0.1.5 6379")).isTrue();
-        assertThat(this.watch.names(bytes("+promoted-slave"), "slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-a 10.0.1.5 6379")).isFalse();
-        assertThat(this.watch.names(bytes("+promoted-slave"), "locks-b")).isFalse();
+        assertThat(this.watch.promotedBy(bytes("+promoted-slave"), "slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-b 10.0.1.5 6379"))
+                .isEqualTo("10.0.1.6:6379");
+        assertThat(this.watch.promotedBy(bytes("+promoted-slave"), "slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-a 10.0.1.5 6379")).isNull();
+        assertThat(this.watch.promotedBy(bytes("+promoted-slave"), "locks-b")).isNull();
+        assertThat(this.watch.promotedBy(bytes("+sdown"), "master locks-b 10.0.1.5 6379")).isNull();
+    }
+
+    @Test
+    void eachFailoverIsReportedOnceHoweverManySentinelsAnnounceIt() {
+        List<String> reported = new ArrayList<>();
+        SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, reported::add);
+        watch.announced(bytes("+promoted-slave"), bytes("slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-b 10.0.1.5 6379"));
+        watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.5 6379 10.0.1.6 6379"));
+        watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.5 6379 10.0.1.6 6379"));
+        assertThat(reported).hasSize(1);
+        watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.6 6379 10.0.1.5 6379")); // and back
+        assertThat(reported).hasSize(2);
     }
 
     @Test
