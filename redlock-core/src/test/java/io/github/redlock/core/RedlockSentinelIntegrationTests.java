@@ -15,7 +15,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.redlock.core.TestSupport.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * A Sentinel group as one of three nodes (two standalone masters beside it), on real processes: a master, a replica
@@ -117,14 +116,6 @@ class RedlockSentinelIntegrationTests {
             }
             assertThat(redlock.nodeStatuses().get(sentinelNodeName()).reason()).contains("promoted from a replica");
         }
-    }
-
-    @Test
-    void aSentinelNodeWithoutAMasterNameIsRefusedWithTheFormToWrite() {
-        assertThatExceptionOfType(RedlockArgumentException.class)
-                .isThrownBy(() -> Redlock.builder().nodes(redis.node(0).uri(), redis.node(1).uri(), "redis-sentinel://127.0.0.1:26379").build())
-                .withMessageContaining("nodes[2] 'redis-sentinel://127.0.0.1:26379' names no master")
-                .withMessageContaining("redis-sentinel://host:port,host:port#master-name");
     }
 
     /**

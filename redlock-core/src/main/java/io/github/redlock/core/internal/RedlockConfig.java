@@ -159,6 +159,11 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
                     + (node == null ? "null" : "blank"));
         }
         String trimmed = node.trim();
+        if (trimmed.startsWith("redis-cluster://") || trimmed.startsWith("rediss-cluster://")) {
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is a Redis Cluster, which is not "
+                    + "supported as a node yet; list standalone masters (redis://host:port) or Sentinel groups "
+                    + "(redis-sentinel://host:port,host:port#master-name)");
+        }
         boolean sentinel = trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://");
         if (!sentinel && !trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
             throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a Redis URI; write redis://host:port "

@@ -1,0 +1,43 @@
+package io.github.redlock.core;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests the node entries the builder refuses before it connects anywhere: a Sentinel node without its master name,
+ * a Redis Cluster (not supported as a node yet), one Sentinel group listed twice.
+ */
+class RedlockNodeEntriesTests {
+
+    @Test
+    void aSentinelNodeWithoutAMasterNameIsRefusedWithTheFormToWrite() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis-sentinel://127.0.0.1:26379").build())
+                .withMessageContaining("nodes[2] 'redis-sentinel://127.0.0.1:26379' names no master")
+                .withMessageContaining("redis-sentinel://host:port,host:port#master-name");
+    }
+
+    @Test
+    void aClusterNodeIsRefusedAsNotSupportedYet() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis-cluster://127.0.0.1:7000").build())
+                .withMessageContaining("nodes[2] 'redis-cluster://127.0.0.1:7000' is a Redis Cluster, which is not supported as a node yet");
+    }
+
+    @Test
+    void aSentinelGroupListedTwiceIsRefused() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380#locks",
+                        " redis-sentinel://127.0.0.1:26379,127.0.0.1:26380#locks").build())
+                .withMessageContaining("nodes lists locks@127.0.0.1:26379,127.0.0.1:26380 twice");
+    }
+
+    @Test
+    void aSentinelNodesPasswordIsNeverPrinted() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis-sentinel://s3cret@127.0.0.1:26379").build())
+                .withMessageNotContaining("s3cret").withMessageContaining("****@");
+    }
+
+}
