@@ -81,10 +81,11 @@ final class ProcessReaper {
             return; // another JVM that still runs owns it
         }
         Optional<ProcessHandle> server = ProcessHandle.of(Long.parseLong(pids[1]));
-        // Only a Redis binary, so that a recycled pid is never touched. Debian's redis-server is a link to
-        // redis-check-rdb, which is what the process's executable then reads.
-        server.filter((handle) -> handle.info().command().map((command) -> Path.of(command).getFileName().toString()
-                .startsWith("redis-")).orElse(false)).ifPresent(ProcessHandle::destroyForcibly);
+        // Only a Redis or Valkey binary, so that a recycled pid is never touched. Debian's redis-server is a link
+        // to redis-check-rdb (valkey-server to valkey-check-rdb), which is what the process's executable then reads.
+        server.filter((handle) -> handle.info().command().map((command) -> Path.of(command).getFileName().toString())
+                .filter((name) -> name.startsWith("redis-") || name.startsWith("valkey-")).isPresent())
+                .ifPresent(ProcessHandle::destroyForcibly);
         try {
             Path directory = Path.of(Files.readString(record, StandardCharsets.UTF_8).trim());
             if (directory.getFileName().toString().startsWith("redlock-redis-node")) {

@@ -108,6 +108,24 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Starts a node with a given server binary, kept across restarts, on a free loopback port, and waits until it
+     * answers {@code PING}: e.g. {@code valkey-server} for some nodes of a list and {@code redis-server} for the others.
+     * @param binary the server executable, a {@code redis-server} or {@code valkey-server} (5 or later)
+     * @return the running node
+     * @throws IllegalArgumentException when {@code binary} is not an executable file
+     * @throws IllegalStateException when it does not start
+     */
+    public static RedisNode start(Path binary) {
+        if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
+            throw new IllegalArgumentException(binary + " is not an executable file; give the path of a redis-server or valkey-server");
+        }
+        RedisNode node = new RedisNode(createDirectory(), binary, java.util.Map.of(), Launch.STANDALONE);
+        node.launch(0);
+        node.awaitReady();
+        return node;
+    }
+
+    /**
      * Starts a node without waiting for it; {@link #awaitReady()} waits. Lets a caller start many at once.
      */
     static RedisNode launchUnready() {
@@ -400,7 +418,7 @@ public final class RedisNode implements AutoCloseable {
                     launch(this.pinnedPort ? this.port : 0);
                     continue;
                 }
-                throw new IllegalStateException("redis-server (" + RedisServerBinary.get() + ") exited on port "
+                throw new IllegalStateException("redis-server (" + ((this.binary != null) ? this.binary : RedisServerBinary.get()) + ") exited on port "
                         + this.port + "; its log ends with:\n" + tail(log));
             }
             try {
