@@ -11,7 +11,6 @@ import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.RestartQuarantine;
-import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.support.Uris;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.RedisURI;
@@ -142,7 +141,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < nodes.size(); i++) {
             RedisURI uri = parseNode(i, nodes.get(i));
-            String address = RedisNodeClient.nameOf(uri);
+            String address = Uris.nodeName(uri);
             if (!seen.add(address)) {
                 throw new RedlockArgumentException("nodes", "nodes lists " + address + " twice; Redlock needs N independent "
                         + "masters, each listed once");

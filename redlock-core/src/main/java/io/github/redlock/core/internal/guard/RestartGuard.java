@@ -13,6 +13,7 @@ import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.node.ServerInfo;
 import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.script.LuaScript;
+import io.github.redlock.core.internal.support.Uris;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
@@ -146,11 +147,22 @@ public final class RestartGuard implements AutoCloseable {
         return node.serverInfo().orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
                 .thenCompose((info) -> decide(index, epoch, info))
                 .exceptionally((failure) -> {
+                    // Fails closed: the node does not vote while it cannot be checked, and says why.
+                    node.vote().checkFailed(epoch, "not checked yet since it connected: " + whyUnchecked(failure));
                     if (node.isConnected()) {
                         this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS); // still unchecked
                     }
                     return null;
                 });
+    }
+
+    /** Why a check failed, for the node's status: a refused command says which, e.g. an ACL or a renamed INFO. */
+    private static String whyUnchecked(Throwable failure) {
+        Throwable cause = (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        if (cause instanceof java.util.concurrent.TimeoutException) {
+            return "it did not answer the check within " + CHECK_TIMEOUT_MILLIS + " ms";
+        }
+        return "the check failed (" + Uris.describe(cause) + "); the restart check fails closed";
     }
 
     private CompletableFuture<Void> decide(int index, long epoch, ServerInfo info) {
@@ -175,8 +187,9 @@ public final class RestartGuard implements AutoCloseable {
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : records(index).thenCombine(marker, (records, kept) -> judge(index, info, previous, records, kept));
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
-            if (!decided.decided()) {
-                return; // too few nodes answered: checked again shortly, the node does not vote meanwhile
+            if (!decided.decided()) { // too few nodes answered: checked again shortly, the node does not vote meanwhile
+                node.vote().checkFailed(epoch, "not checked yet since it connected: " + decided.quarantine());
+                return;
             }
             boolean applied = (decided.quarantine() == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
                     : quarantine(node, epoch, decided.waitNanos(), decided.quarantine());
@@ -198,7 +211,9 @@ public final class RestartGuard implements AutoCloseable {
     private Verdict judge(int index, ServerInfo info, @Nullable String previous, @Nullable NodeRecords records, @Nullable Object kept) {
         if (records == null) {
             this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
-            return Verdict.UNDECIDED; // fails closed: the longest max-ttl of the fleet is unknown
+            // Fails closed: the longest max-ttl of the fleet is unknown.
+            return Verdict.undecided("fewer than " + (this.nodes.length / 2) + " other node(s) answered for the restart records "
+                    + "(an ACL that refuses the scripts' commands, or nodes down); checked again shortly");
         }
         NodeRecords.Entry longest = records.longest();
         // The record of a client of the fleet whose quarantine is longer than this client's, or null.
@@ -254,7 +269,7 @@ public final class RestartGuard implements AutoCloseable {
                 return verdict;
             }
             this.scheduler.schedule(() -> check(index), 200, TimeUnit.MILLISECONDS);
-            return Verdict.UNDECIDED;
+            return Verdict.undecided("its fencing counter could not be raised to the other nodes' (too few answered); checked again shortly");
         });
     }
 
@@ -398,14 +413,17 @@ public final class RestartGuard implements AutoCloseable {
     /**
      * What a check decided: vote now ({@code quarantine} null), wait for the reason given, or nothing yet.
      * @param decided false when too few nodes answered: the node stays unchecked and is checked again
-     * @param quarantine why the node waits, or null when it votes
+     * @param quarantine why the node waits, or null when it votes; when undecided, why no decision was made
      * @param waitNanos how much longer the node waits, when it does
      */
     private record Verdict(boolean decided, @Nullable String quarantine, long waitNanos) {
 
         static final Verdict VOTE = new Verdict(true, null, 0);
 
-        static final Verdict UNDECIDED = new Verdict(false, null, 0);
+        /** No decision yet, and why: the node stays unchecked. */
+        static Verdict undecided(String why) {
+            return new Verdict(false, why, 0);
+        }
 
     }
 

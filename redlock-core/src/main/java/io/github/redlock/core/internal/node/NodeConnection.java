@@ -144,7 +144,7 @@ public final class NodeConnection implements RedisConnectionStateListener {
                 String reason = "cannot connect: " + ((cause != null) ? Uris.describe(cause) : "no connection");
                 if (!reason.equals(this.loggedFailure)) { // logged when it changes, not at every retry
                     this.loggedFailure = reason;
-                    logger.log(System.Logger.Level.WARNING, "Redis node " + RedisNodeClient.nameOf(this.uri) + " " + reason
+                    logger.log(System.Logger.Level.WARNING, "Redis node " + Uris.nodeName(this.uri) + " " + reason
                             + "; retrying in the background, the node counts as \"no\" meanwhile");
                 }
                 this.notConnected = NodeReply.notConnected(reason);
@@ -217,7 +217,7 @@ public final class NodeConnection implements RedisConnectionStateListener {
         this.scriptsLoaded = false;
         this.notConnected = NodeReply.notConnected("not connected: " + reason + "; reconnecting");
         this.onDown.run();
-        logger.log(System.Logger.Level.INFO, "Redis node " + RedisNodeClient.nameOf(this.uri) + " reconnects: " + reason);
+        logger.log(System.Logger.Level.INFO, "Redis node " + Uris.nodeName(this.uri) + " reconnects: " + reason);
         current.closeAsync().whenComplete((closedNow, failure) -> {
             this.failedConnects = 0; // no attempt runs: the one that opened this connection succeeded
             this.reconnecting.set(false);

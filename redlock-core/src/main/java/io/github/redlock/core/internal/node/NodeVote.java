@@ -61,6 +61,15 @@ public final class NodeVote {
         return true;
     }
 
+    /**
+     * The check of {@code epoch} could not run to its end (a command refused or unanswered): the node stays unchecked,
+     * and says why until a check decides. Ignored once the connection dropped or a check decided.
+     */
+    public void checkFailed(long epoch, String reason) {
+        this.state.updateAndGet((current) -> (current.epoch() == epoch && !current.checked())
+                ? new State(false, 0, reason, epoch, false) : current);
+    }
+
     /** The connection dropped: the node may come back as another server process, unchecked. */
     void disconnected() {
         this.state.updateAndGet((current) -> State.unchecked(current.epoch() + 1));
@@ -70,7 +79,7 @@ public final class NodeVote {
     NodeReply refusal(boolean connected) {
         State current = current();
         if (!current.checked()) {
-            return connected ? NodeReply.notVoting("not checked yet since it connected") : NodeReply.notConnected("disconnected");
+            return connected ? NodeReply.notVoting(current.reason()) : NodeReply.notConnected("disconnected");
         }
         return NodeReply.notVoting(current.reason() + " (votes again in "
                 + Durations.millis(Math.max(0, current.fromNanos() - System.nanoTime())) + ")");

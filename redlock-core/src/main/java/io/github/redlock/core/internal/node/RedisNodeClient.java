@@ -9,6 +9,7 @@ import java.util.function.Function;
 
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.LuaScript;
+import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
@@ -64,33 +65,13 @@ public final class RedisNodeClient {
     private final java.util.concurrent.atomic.AtomicBoolean resendPending = new java.util.concurrent.atomic.AtomicBoolean();
 
     public RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
-        this.name = nameOf(uri);
+        this.name = Uris.nodeName(uri);
         this.scheduler = scheduler;
         this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
         this.owed = new OwedReleases(this.name);
         this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
-        this.sentinels = isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler,
+        this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler,
                 (announcement) -> followMaster("the sentinels announced a failover (" + announcement + ")")) : null;
-    }
-
-    /**
-     * How lock errors, statuses and the restart records name a node: {@code host:port} (or the socket path); a
-     * Sentinel group by its master name and its sentinels, {@code name@host:port,host:port}.
-     */
-    public static String nameOf(RedisURI uri) {
-        if (isSentinel(uri)) {
-            StringBuilder name = new StringBuilder(uri.getSentinelMasterId()).append('@');
-            for (RedisURI sentinel : uri.getSentinels()) {
-                name.append((name.charAt(name.length() - 1) == '@') ? "" : ",").append(sentinel.getHost()).append(':').append(sentinel.getPort());
-            }
-            return name.toString();
-        }
-        return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
-    }
-
-    /** Whether the URI names a Sentinel group ({@code redis-sentinel://…#name}) rather than one server. */
-    public static boolean isSentinel(RedisURI uri) {
-        return uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty();
     }
 
     /** The node as lock errors name it: {@code host:port}, or {@code name@sentinels} for a Sentinel group. */

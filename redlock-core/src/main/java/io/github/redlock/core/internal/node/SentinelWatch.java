@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.github.redlock.core.NodeConnector;
+import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -109,7 +110,7 @@ final class SentinelWatch {
                 return;
             }
             if (failure.getCause() instanceof UnsupportedOperationException || failure instanceof UnsupportedOperationException) {
-                logger.log(System.Logger.Level.INFO, "Redis node " + RedisNodeClient.nameOf(this.node) + ": the connector opens no "
+                logger.log(System.Logger.Level.INFO, "Redis node " + Uris.nodeName(this.node) + ": the connector opens no "
                         + "sentinel connections, so a failover is noticed only when the former master drops the connection or "
                         + "refuses a write");
                 return;

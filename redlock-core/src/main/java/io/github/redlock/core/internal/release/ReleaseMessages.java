@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
@@ -14,6 +15,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 import io.github.redlock.core.NodeConnector;
+import io.github.redlock.core.internal.support.OncePerMinute;
+import io.github.redlock.core.internal.support.Uris;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -38,6 +42,9 @@ import org.jspecify.annotations.Nullable;
 public final class ReleaseMessages implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(ReleaseMessages.class.getName());
+
+    /** Warns of nodes that refuse the subscriptions, at most once a minute. */
+    private final OncePerMinute refusals = new OncePerMinute(logger);
 
     /** How long after a failed connect the node's pub/sub connection is tried again. */
     private static final long RECONNECT_MILLIS = 1_000;
@@ -162,7 +169,7 @@ public final class ReleaseMessages implements AutoCloseable {
                     StatefulRedisPubSubConnection<byte[], byte[]> connection = this.connections.get(i);
                     missing[i] = connection == null;
                     if (connection != null) {
-                        connection.async().subscribe(entry.channel);
+                        subscribeTo(connection, i, entry.channel);
                     }
                 }
             }
@@ -179,12 +186,38 @@ public final class ReleaseMessages implements AutoCloseable {
 
     /** Subscribes one connection to a channel if it still has waiters on the nodes; in order with unsubscribes. */
     private void subscribeOn(StatefulRedisPubSubConnection<byte[], byte[]> connection, ByteBuffer name) {
+        int index = indexOf(connection);
         this.channels.computeIfPresent(name, (key, entry) -> {
             if (entry.onNodes > 0) {
-                connection.async().subscribe(entry.channel); // twice is harmless
+                subscribeTo(connection, index, entry.channel); // twice is harmless
             }
             return entry;
         });
+    }
+
+    /**
+     * Subscribes a node's connection to a channel; a node that refuses it (an ACL without the command or the channel)
+     * is named in a warning, at most once a minute: its releases do not wake the waiters of this JVM, which retry.
+     */
+    private void subscribeTo(StatefulRedisPubSubConnection<byte[], byte[]> connection, int index, byte[] channel) {
+        connection.async().subscribe(channel).whenComplete((done, failure) -> {
+            if (failure instanceof RedisCommandExecutionException || failure instanceof CompletionException
+                    && failure.getCause() instanceof RedisCommandExecutionException) {
+                this.refusals.warn(() -> "Redis node " + ((index >= 0) ? Uris.nodeName(this.uris.get(index)) : "?")
+                        + " refuses SUBSCRIBE on the release channels: waiters in this JVM are not woken by its releases, and "
+                        + "take a lock by retrying after their retry delay; allow the user +subscribe and the channels "
+                        + "&<key-prefix>* (see the README's production checklist)", failure);
+            }
+        });
+    }
+
+    private int indexOf(StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+        for (int i = 0; i < this.connections.length(); i++) {
+            if (this.connections.get(i) == connection) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private void openOnce() {

@@ -1,5 +1,9 @@
 package io.github.redlock.core.internal.support;
 
+import java.util.StringJoiner;
+
+import io.lettuce.core.RedisURI;
+
 /**
  * Node URIs as the library may print them: never with a password.
  */
@@ -16,6 +20,30 @@ public final class Uris {
      */
     public static String masked(String text) {
         return text.replaceAll("(?<=://)[^@/\\s]*@", "****@");
+    }
+
+    /**
+     * How lock errors, statuses, logs and the restart records name a node: {@code host:port} (or the socket path); a
+     * Sentinel group by its master name and its sentinels, {@code name@host:port,host:port}. Never with a password.
+     * @param uri the node's URI
+     * @return its name
+     */
+    public static String nodeName(RedisURI uri) {
+        if (isSentinel(uri)) {
+            StringJoiner sentinels = new StringJoiner(",", uri.getSentinelMasterId() + "@", "");
+            uri.getSentinels().forEach((sentinel) -> sentinels.add(sentinel.getHost() + ":" + sentinel.getPort()));
+            return sentinels.toString();
+        }
+        return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+    }
+
+    /**
+     * Whether a URI names a Sentinel group ({@code redis-sentinel://…#name}) rather than one server.
+     * @param uri the node's URI
+     * @return whether it names the master of a Sentinel group
+     */
+    public static boolean isSentinel(RedisURI uri) {
+        return uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty();
     }
 
     /**

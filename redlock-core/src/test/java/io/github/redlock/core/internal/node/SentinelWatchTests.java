@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
 
@@ -54,9 +55,9 @@ class SentinelWatchTests {
 
     @Test
     void aSentinelNodeIsNamedByItsMasterNameAndSentinels() {
-        assertThat(RedisNodeClient.nameOf(NODE)).isEqualTo("locks-b@10.0.1.1:26379,10.0.1.2:26380");
-        assertThat(RedisNodeClient.isSentinel(NODE)).isTrue();
-        assertThat(RedisNodeClient.isSentinel(RedisURI.create("redis://10.0.0.1:6379"))).isFalse();
+        assertThat(Uris.nodeName(NODE)).isEqualTo("locks-b@10.0.1.1:26379,10.0.1.2:26380");
+        assertThat(Uris.isSentinel(NODE)).isTrue();
+        assertThat(Uris.isSentinel(RedisURI.create("redis://10.0.0.1:6379"))).isFalse();
     }
 
     private static byte[] bytes(String text) {

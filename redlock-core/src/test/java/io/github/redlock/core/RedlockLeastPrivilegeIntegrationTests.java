@@ -1,0 +1,158 @@
+package io.github.redlock.core;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodes;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole lock run as a Redis user allowed only what the library needs: the {@code ACL SETUSER} line that the README's
+ * production checklist publishes, read from the README itself, so that the published line is the tested one. Exclusive,
+ * read-write, multi-key and fenced locks, a waiter woken by the release message, extension, and the restart quarantine
+ * with its records all work, and no node logs a single refused command ({@code ACL LOG} stays empty).
+ */
+class RedlockLeastPrivilegeIntegrationTests {
+
+    private static final String PASSWORD = "redlock-acl-test";
+
+    private RedisNodes nodes;
+
+    @BeforeEach
+    void startNodesWithTheUser() {
+        this.nodes = RedisNodes.start(3);
+        this.nodes.nodes().forEach(RedlockLeastPrivilegeIntegrationTests::createUser);
+    }
+
+    @AfterEach
+    void stopNodes() {
+        this.nodes.close();
+    }
+
+    @Test
+    void everyKindOfLockWorksAsTheLeastPrivilegedUserAndNoCommandIsRefused() throws Exception {
+        try (Redlock first = redlock(true); Redlock second = redlock(true)) {
+            RedlockLease exclusive = first.acquire("acl:x", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(second.tryAcquire("acl:x", Duration.ofSeconds(10))).isEmpty();
+            assertThat(exclusive.extend(Duration.ofSeconds(10))).isTrue();
+            CompletableFuture<RedlockLease> waiting = second.acquireAsync("acl:x", Duration.ofSeconds(10), Duration.ofSeconds(20));
+            Thread.sleep(200);
+            long released = System.nanoTime();
+            assertThat(exclusive.release()).isTrue();
+            RedlockLease next = waiting.get();
+            assertThat(TestSupport.millisSince(released)).as("woken by the release message, not by a retry").isLessThan(5_000);
+            assertThat(next.fencingToken()).isGreaterThan(exclusive.fencingToken());
+            assertThat(next.release()).isTrue();
+
+            RedlockLease reader = first.acquireRead("acl:rw", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(second.tryAcquireWrite("acl:rw", Duration.ofSeconds(10))).isEmpty();
+            assertThat(reader.extend(Duration.ofSeconds(10))).isTrue();
+            assertThat(reader.release()).isTrue();
+            Optional<RedlockLease> writer = second.tryAcquireWrite("acl:rw", Duration.ofSeconds(10));
+            assertThat(writer).isPresent();
+            assertThat(writer.get().release()).isTrue();
+
+            RedlockLease both = first.acquire(List.of("acl:a", "acl:b"), Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(second.tryAcquire(List.of("acl:b", "acl:c"), Duration.ofSeconds(10))).isEmpty();
+            assertThat(both.extend(Duration.ofSeconds(10))).isTrue();
+            assertThat(both.release()).isTrue();
+        }
+        assertNoCommandWasRefused();
+    }
+
+    @Test
+    void theRestartQuarantineAndItsRecordsWorkAsTheLeastPrivilegedUser() {
+        try (Redlock first = redlock(false)) {
+            RedlockLease held = first.acquire("acl:restart", Duration.ofSeconds(6), Duration.ZERO);
+            RedisNode restarted = this.nodes.node(0);
+            restarted.restart();
+            createUser(restarted); // the user lives in memory: the restarted server has only the default one
+            awaitTrue(Duration.ofSeconds(10), () -> first.nodeStatuses().get(restarted.hostAndPort()).state() == NodeStatus.State.QUARANTINED);
+            assertThat(first.nodeStatuses().get(restarted.hostAndPort()).reason()).contains("run_id changed");
+            try (Redlock second = redlock(false)) {
+                // The records of the restarted node, written on the others as this user, tell a new client too.
+                assertThat(second.nodeStatuses().get(restarted.hostAndPort()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(second.nodeStatuses().get(restarted.hostAndPort()).reason()).contains("while in use: run_id");
+            }
+            assertThat(held.release()).isTrue();
+        }
+        assertNoCommandWasRefused();
+    }
+
+    private Redlock redlock(boolean fencing) {
+        List<String> uris = this.nodes.nodes().stream().map((node) -> "redis://redlock:" + PASSWORD + "@" + node.hostAndPort()).toList();
+        return TestSupport.patientBuilder().nodes(uris).maxTtl(Duration.ofSeconds(30)).fencing(fencing).build();
+    }
+
+    /**
+     * No command, key or channel was refused on any node. (A failed authentication is logged too, with the reason
+     * {@code auth}: a client that reconnects to a restarted node before the test created the user there.)
+     */
+    private void assertNoCommandWasRefused() {
+        for (RedisNode node : this.nodes.nodes()) {
+            assertThat(command(node, "ACL", "LOG")).as("ACL LOG of " + node).doesNotContain("reason, command")
+                    .doesNotContain("reason, key").doesNotContain("reason, channel");
+        }
+    }
+
+    /** Creates the user on a node with the README's line, its password replaced by the test's. */
+    private static void createUser(RedisNode node) {
+        List<String> arguments = new ArrayList<>(aclLine());
+        arguments.replaceAll((argument) -> argument.startsWith(">") ? ">" + PASSWORD : argument);
+        assertThat(command(node, arguments.toArray(String[]::new))).isEqualTo("OK");
+    }
+
+    /** The {@code ACL SETUSER} line of the README's production checklist, as arguments. */
+    static List<String> aclLine() {
+        try {
+            String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+            Matcher line = Pattern.compile("^ACL SETUSER .*$", Pattern.MULTILINE).matcher(readme);
+            assertThat(line.find()).as("the README publishes an ACL SETUSER line").isTrue();
+            return List.of(line.group().trim().split("\\s+"));
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Cannot read the README", ex);
+        }
+    }
+
+    /** Sends a command as the default user and returns its reply as text (an array's elements joined by new lines). */
+    private static String command(RedisNode node, String... words) {
+        RedisClient client = RedisClient.create(node.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
+            for (int i = 1; i < words.length; i++) {
+                args.add(words[i]);
+            }
+            if (words[0].equals("ACL") && words[1].equals("LOG")) {
+                List<Object> entries = connection.sync().dispatch(CommandType.ACL, new io.lettuce.core.output.ArrayOutput<>(StringCodec.UTF8), args);
+                return entries.isEmpty() ? "" : entries.toString();
+            }
+            return connection.sync().dispatch(CommandType.valueOf(words[0]), new StatusOutput<>(StringCodec.UTF8), args);
+        }
+        finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+}

@@ -1,0 +1,124 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodes;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.junit.jupiter.api.Test;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What managed services refuse, on real servers: {@code CONFIG} (renamed away), {@code INFO} (renamed away), and an ACL
+ * user without {@code PUBLISH} or without {@code SUBSCRIBE}. Each still works, or fails closed, as the README's production
+ * checklist says: without {@code CONFIG} no node counts as durable, so a node that restarted with its data is
+ * quarantined all the same; a node without {@code INFO} cannot be checked and never votes, and says why; without
+ * {@code PUBLISH} or {@code SUBSCRIBE} waiters are not woken by releases but still take the lock, by retrying.
+ */
+class RedlockManagedServiceIntegrationTests {
+
+    private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
+    private static final String[] NO_CONFIG = { "--rename-command", "CONFIG", "" };
+
+    @Test
+    void withoutConfigLocksWorkAndADurableNodeThatRestartedWithItsDataIsStillQuarantined() {
+        try (RedisNodes nodes = RedisNodes.start(3)) {
+            for (RedisNode node : nodes.nodes()) {
+                node.restart(concat(DURABLE, NO_CONFIG));
+            }
+            try (Redlock redlock = TestSupport.patientBuilder().nodes(nodes.uris()).maxTtl(Duration.ofSeconds(5)).build()) {
+                awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP));
+                RedlockLease lease = redlock.acquire("managed:config", Duration.ofSeconds(5), Duration.ZERO);
+                nodes.node(0).restartKeepingData(concat(DURABLE, NO_CONFIG));
+                awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeStatuses().get(nodes.node(0).hostAndPort()).state() == NodeStatus.State.QUARANTINED);
+                // With CONFIG it would vote at once (it logs every write and kept its marker); without, it cannot say so.
+                assertThat(redlock.nodeStatuses().get(nodes.node(0).hostAndPort()).reason()).contains("run_id changed")
+                        .doesNotContain("logs every write");
+                assertThat(lease.release()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aNodeWithoutInfoNeverVotesAndSaysWhy() {
+        try (RedisNodes nodes = RedisNodes.start(3)) {
+            nodes.node(0).restart("--rename-command", "INFO", "");
+            try (Redlock redlock = TestSupport.patientBuilder().nodes(nodes.uris()).build()) {
+                awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeStatuses().get(nodes.node(0).hostAndPort()).reason().contains("INFO"));
+                NodeStatus status = redlock.nodeStatuses().get(nodes.node(0).hostAndPort());
+                assertThat(status.state()).isEqualTo(NodeStatus.State.DOWN);
+                assertThat(status.reason()).contains("the restart check fails closed").contains("unknown command");
+                // Two of three still make a quorum.
+                assertThat(redlock.tryAcquire("managed:info", Duration.ofSeconds(5))).hasValueSatisfying((lease) -> assertThat(lease.release()).isTrue());
+            }
+        }
+    }
+
+    @Test
+    void withoutPublishAWaiterStillTakesTheLockByRetrying() throws Exception {
+        waiterTakesTheLockAsAUserWithout("+publish");
+    }
+
+    @Test
+    void withoutSubscribeAWaiterStillTakesTheLockByRetrying() throws Exception {
+        waiterTakesTheLockAsAUserWithout("+subscribe");
+    }
+
+    private static void waiterTakesTheLockAsAUserWithout(String refused) throws Exception {
+        try (RedisNodes nodes = RedisNodes.start(3)) {
+            List<String> line = new ArrayList<>(RedlockLeastPrivilegeIntegrationTests.aclLine());
+            assertThat(line.remove(refused)).as("the README's line allows " + refused).isTrue();
+            line.replaceAll((argument) -> argument.startsWith(">") ? ">pw" : argument);
+            for (RedisNode node : nodes.nodes()) {
+                assertThat(command(node, line.toArray(String[]::new))).isEqualTo("OK");
+            }
+            List<String> uris = nodes.nodes().stream().map((node) -> "redis://redlock:pw@" + node.hostAndPort()).toList();
+            try (Redlock first = TestSupport.patientBuilder().nodes(uris).build(); Redlock second = TestSupport.patientBuilder().nodes(uris).build()) {
+                RedlockLease held = first.acquire("managed:wait", Duration.ofSeconds(30), Duration.ZERO);
+                CompletableFuture<RedlockLease> waiting = second.acquireAsync("managed:wait", Duration.ofSeconds(10), Duration.ofSeconds(20));
+                Thread.sleep(300);
+                assertThat(waiting).isNotDone();
+                assertThat(held.release()).isTrue();
+                // Long before the held key's 30 s expiry: the waiter's own retries find the lock free.
+                RedlockLease next = waiting.get();
+                assertThat(next.release()).isTrue();
+                Optional<RedlockLease> again = first.tryAcquire("managed:wait", Duration.ofSeconds(5));
+                assertThat(again).hasValueSatisfying((lease) -> assertThat(lease.release()).isTrue());
+            }
+        }
+    }
+
+    private static String[] concat(String[] first, String[] second) {
+        String[] all = new String[first.length + second.length];
+        System.arraycopy(first, 0, all, 0, first.length);
+        System.arraycopy(second, 0, all, first.length, second.length);
+        return all;
+    }
+
+    private static String command(RedisNode node, String... words) {
+        RedisClient client = RedisClient.create(node.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
+            for (int i = 1; i < words.length; i++) {
+                args.add(words[i]);
+            }
+            return connection.sync().dispatch(CommandType.valueOf(words[0]), new StatusOutput<>(StringCodec.UTF8), args);
+        }
+        finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+}
