@@ -26,6 +26,7 @@ import io.github.redlock.core.internal.support.Durations;
 import io.github.redlock.core.internal.support.Futures;
 import io.github.redlock.core.internal.support.InFlight;
 import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.observation.ObservationRegistry;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -654,6 +655,8 @@ public final class Redlock implements AutoCloseable {
 
         private @Nullable RestartQuarantine restartQuarantine = RedlockConfig.DEFAULT_RESTART_QUARANTINE;
 
+        private @Nullable SslOptions sslOptions;
+
         private boolean fencing = RedlockConfig.DEFAULT_FENCING;
 
         private @Nullable ClientResources clientResources;
@@ -851,16 +854,33 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Sets the TLS options of the connections the {@code Redlock} opens itself to {@code rediss://} nodes: e.g. a
+         * trust store with a private certificate authority, or a client certificate
+         * ({@code SslOptions.builder().jdkSslProvider().trustManager(caPemFile).build()}). Without them, Lettuce's
+         * defaults apply (the JVM's trust store). Not used with a {@link #connector(NodeConnector) connector}, whose
+         * client has its own. A node whose certificate these options do not trust fails {@link #build()}.
+         * @param sslOptions the TLS options, or {@code null} for Lettuce's defaults
+         * @return this builder
+         */
+        public Builder sslOptions(@Nullable SslOptions sslOptions) {
+            this.sslOptions = sslOptions;
+            return this;
+        }
+
+        /**
          * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes do
          * not fail the build: they count as "no" until they can be reached, and are retried in the background.
+         * A node whose TLS certificate is not trusted (an unknown certificate authority, a name that does not match)
+         * does: that is a configuration to fix, never an outage to wait out.
          * @return the lock, to be closed when no longer needed
          * @throws RedlockArgumentException if a setting is invalid (the message names it and says what to write;
-         * {@link RedlockArgumentException#getArgument()} gives its name)
+         * {@link RedlockArgumentException#getArgument()} gives its name), or a node's certificate is not trusted
+         * (argument {@code nodes})
          */
         public Redlock build() {
             RedlockConfig config = RedlockConfig.of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix,
                     this.acquisitionBudget, this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector,
-                    this.observer, this.observationRegistry, this.observationConvention);
+                    this.sslOptions, this.observer, this.observationRegistry, this.observationConvention);
             return new Redlock(RedlockAssembly.wire(config));
         }
 

@@ -15,6 +15,7 @@ import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,6 +28,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslOptions;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -41,7 +46,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * With an {@link ObservationRegistry} bean (Actuator defines one), acquisitions, releases and extensions are
  * observed, with a {@link RedlockObservationConvention} bean as their convention when there is one.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass({ Redlock.class, LettuceConnectionFactory.class })
 @ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedlockProperties.class)
@@ -66,9 +71,35 @@ public final class RedlockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RedlockConnectionFactories redlockConnectionFactories(RedlockProperties properties, RedlockClientResources resources) {
+    RedlockConnectionFactories redlockConnectionFactories(RedlockProperties properties, RedlockClientResources resources,
+            ObjectProvider<SslBundles> sslBundles) {
         Duration nodeTimeout = properties.getNodeTimeout();
-        return new RedlockConnectionFactories((nodeTimeout != null) ? nodeTimeout : NodeConnector.DEFAULT_NODE_TIMEOUT, resources.resources());
+        return new RedlockConnectionFactories((nodeTimeout != null) ? nodeTimeout : NodeConnector.DEFAULT_NODE_TIMEOUT, resources.resources(),
+                sslOptions(properties.getSsl().getBundle(), sslBundles));
+    }
+
+    /** The Lettuce TLS options of {@code redlock.ssl.bundle}'s bundle, or null when none is named. */
+    private static io.lettuce.core.@Nullable SslOptions sslOptions(@Nullable String bundleName, ObjectProvider<SslBundles> sslBundles) {
+        if (bundleName == null || bundleName.isBlank()) {
+            return null;
+        }
+        SslBundles bundles = sslBundles.getIfAvailable();
+        if (bundles == null) {
+            throw new InvalidConfigurationPropertyValueException("redlock.ssl.bundle", bundleName,
+                    "No SSL bundles are configured; define it under spring.ssl.bundle.pem." + bundleName + " (or .jks)");
+        }
+        SslBundle bundle = bundles.getBundle(bundleName); // NoSuchSslBundleException names the bundle and what exists
+        io.lettuce.core.SslOptions.Builder options = io.lettuce.core.SslOptions.builder().jdkSslProvider()
+                .keyManager(bundle.getManagers().getKeyManagerFactory())
+                .trustManager(bundle.getManagers().getTrustManagerFactory());
+        SslOptions bundleOptions = bundle.getOptions();
+        if (bundleOptions.getCiphers() != null) {
+            options.cipherSuites(bundleOptions.getCiphers());
+        }
+        if (bundleOptions.getEnabledProtocols() != null) {
+            options.protocols(bundleOptions.getEnabledProtocols());
+        }
+        return options.build();
     }
 
     @Bean(destroyMethod = "close")

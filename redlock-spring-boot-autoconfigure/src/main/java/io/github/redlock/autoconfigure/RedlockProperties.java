@@ -26,6 +26,8 @@ public class RedlockProperties {
      */
     private List<String> nodes = new ArrayList<>();
 
+    private final Ssl ssl = new Ssl();
+
     /**
      * Time to live of a lock when @Redlocked does not set one.
      */
@@ -93,6 +95,10 @@ public class RedlockProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public Ssl getSsl() {
+        return this.ssl;
     }
 
     public List<String> getNodes() {
@@ -218,6 +224,26 @@ public class RedlockProperties {
 
     public void setAspectOrder(int aspectOrder) {
         this.aspectOrder = aspectOrder;
+    }
+
+    /**
+     * TLS of the {@code rediss://} nodes.
+     */
+    public static class Ssl {
+
+        /**
+         * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material and key material the connections to rediss:// nodes use, e.g. a private certificate authority; without one, the JVM's trust store.
+         */
+        private @Nullable String bundle;
+
+        public @Nullable String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(@Nullable String bundle) {
+            this.bundle = bundle;
+        }
+
     }
 
 }

@@ -9,14 +9,17 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
 import io.github.redlock.core.NodeConnector;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.connection.RedisConfiguration;
@@ -43,6 +46,8 @@ public final class RedlockConnectionFactories implements DisposableBean {
 
     private final ClientResources resources;
 
+    private final @Nullable SslOptions sslOptions;
+
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Map<String, LettuceConnectionFactory> factories = new LinkedHashMap<>();
@@ -54,8 +59,20 @@ public final class RedlockConnectionFactories implements DisposableBean {
      * {@link io.github.redlock.core.RedlockClientResources}'s
      */
     public RedlockConnectionFactories(Duration nodeTimeout, ClientResources resources) {
+        this(nodeTimeout, resources, null);
+    }
+
+    /**
+     * Creates the holder, with the TLS options of the connections to {@code rediss://} nodes.
+     * @param nodeTimeout the node timeout; connections are opened within the larger of it and one second
+     * @param resources the Lettuce resources every node's client shares
+     * @param sslOptions the TLS options (trust and key material, protocols, ciphers) of {@code rediss://} nodes, or
+     * {@code null} for Lettuce's defaults (the JVM's trust store)
+     */
+    public RedlockConnectionFactories(Duration nodeTimeout, ClientResources resources, @Nullable SslOptions sslOptions) {
         this.nodeTimeout = nodeTimeout;
         this.resources = resources;
+        this.sslOptions = sslOptions;
     }
 
     /**
@@ -143,7 +160,7 @@ public final class RedlockConnectionFactories implements DisposableBean {
     private LettuceConnectionFactory create(RedisURI uri) {
         LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
                 .clientResources(this.resources)
-                .clientOptions(NodeConnector.clientOptions(this.nodeTimeout).build())
+                .clientOptions(clientOptions(uri))
                 .commandTimeout(connectTimeout(this.nodeTimeout))
                 .shutdownTimeout(Duration.ZERO);
         if (uri.isSsl()) {
@@ -168,6 +185,15 @@ public final class RedlockConnectionFactories implements DisposableBean {
                     .collect(Collectors.joining(","));
         }
         return (uri.getSocket() != null) ? uri.getSocket() : uri.getHost() + ":" + uri.getPort();
+    }
+
+    /** What Redlock relies on, with the TLS options for a {@code rediss://} node. */
+    private ClientOptions clientOptions(RedisURI uri) {
+        ClientOptions.Builder options = NodeConnector.clientOptions(this.nodeTimeout);
+        if (uri.isSsl() && this.sslOptions != null) {
+            options.sslOptions(this.sslOptions);
+        }
+        return options.build();
     }
 
     private static RedisConfiguration configuration(RedisURI uri) {

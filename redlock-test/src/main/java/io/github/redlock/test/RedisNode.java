@@ -126,6 +126,38 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Starts a node that serves TLS on a port of its own ({@link #tlsUri()}) with the server certificate of
+     * {@code certificates}, beside its plain port (which the harness's own commands use), and waits until it answers.
+     * Clients are not asked for certificates. Needs a server built with TLS (Debian's is; the shipped binary is not).
+     * @param certificates the certificates to serve
+     * @return the running node
+     * @throws IllegalStateException when it does not start, e.g. a server built without TLS
+     */
+    public static RedisNode startTls(TlsCertificates certificates) {
+        List<String> options = List.of("--tls-port", String.valueOf(freePort()), "--tls-cert-file", certificates.serverCertificate().toString(),
+                "--tls-key-file", certificates.serverKey().toString(), "--tls-ca-cert-file", certificates.authority().toString(),
+                "--tls-auth-clients", "no");
+        RedisNode node = new RedisNode(createDirectory(), null, java.util.Map.of(),
+                new Launch(List.of(), options, Launch.STANDALONE.readyLine(), RedisNode::freePort));
+        node.launch(0);
+        node.awaitReady();
+        return node;
+    }
+
+    /**
+     * Returns the node's TLS URI, {@code rediss://127.0.0.1:<tls port>}, for a node started by {@link #startTls}.
+     * @return the URI
+     * @throws IllegalStateException when the node serves no TLS
+     */
+    public String tlsUri() {
+        int index = this.launchSpec.options().indexOf("--tls-port");
+        if (index < 0) {
+            throw new IllegalStateException(this + " serves no TLS: start it with RedisNode.startTls(certificates)");
+        }
+        return "rediss://127.0.0.1:" + this.launchSpec.options().get(index + 1);
+    }
+
+    /**
      * Starts a node without waiting for it; {@link #awaitReady()} waits. Lets a caller start many at once.
      */
     static RedisNode launchUnready() {

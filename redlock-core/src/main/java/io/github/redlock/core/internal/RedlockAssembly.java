@@ -2,6 +2,7 @@ package io.github.redlock.core.internal;
 
 import java.util.concurrent.ForkJoinPool;
 
+import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.internal.engine.LockEngine;
 import io.github.redlock.core.internal.guard.Fencing;
 import io.github.redlock.core.internal.guard.RestartGuard;
@@ -34,12 +35,32 @@ public record RedlockAssembly(LockEngine engine, RedisNodeClient[] nodes, String
      * @param config the validated configuration
      * @return the parts
      */
+    /**
+     * Fails the build when a node's first connection was refused for its TLS certificate: a configuration to fix (the
+     * certificate authority to trust, the name the certificate is for), which retrying would only hide behind a node
+     * that counts as "no" forever. Closes what was opened first.
+     */
+    private static void refuseUntrustedCertificates(NodeConnections connections, RedisNodeClient[] clients) {
+        for (int i = 0; i < clients.length; i++) {
+            String problem = clients[i].certificateProblem();
+            if (problem != null) {
+                connections.close(clients);
+                throw new RedlockArgumentException("nodes", "nodes[" + i + "] (" + clients[i].name() + ") failed the TLS handshake: "
+                        + problem + "; trust the certificate authority "
+                        + "that signed its certificate (Redlock.builder().sslOptions(…), or redlock.ssl.bundle with the starter), "
+                        + "and connect by a name its certificate is for");
+            }
+        }
+    }
+
     public static RedlockAssembly wire(RedlockConfig config) {
-        NodeConnections connections = NodeConnections.create(config.clientResources(), config.connector(), config.nodeTimeout());
+        NodeConnections connections = NodeConnections.create(config.clientResources(), config.connector(), config.nodeTimeout(),
+                config.sslOptions());
         RedisNodeClient[] clients = config.nodes().stream()
                 .map((uri) -> new RedisNodeClient(connections.connector(), uri, connections.scheduler()))
                 .toArray(RedisNodeClient[]::new);
         connections.connectAll(clients, config.nodeTimeout());
+        refuseUntrustedCertificates(connections, clients);
         // Created only with a registry: without one, no class of the optional Micrometer dependency is loaded.
         ObservationRegistry registry = config.observationRegistry();
         LockObservations observations = (registry != null)

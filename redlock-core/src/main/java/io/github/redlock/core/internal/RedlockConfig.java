@@ -14,6 +14,7 @@ import io.github.redlock.core.RestartQuarantine;
 import io.github.redlock.core.internal.support.Uris;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -34,14 +35,16 @@ import org.jspecify.annotations.Nullable;
  * @param fencing whether exclusive and write leases carry fencing tokens
  * @param clientResources Lettuce resources shared with the application, or null for the lock's own
  * @param connector opens node connections, or null for a Lettuce client of the lock's own
+ * @param sslOptions the TLS options of the lock's own client for {@code rediss://} nodes, or null for Lettuce's defaults
  * @param observer the application's observer, or null
  * @param observationRegistry the Micrometer registry of the observations, or null for none
  * @param observationConvention the convention of the observations, or null for the default
  */
 public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double clockDriftFactor, Duration retryDelay,
         String keyPrefix, double acquisitionBudget, Duration maxTtl, RestartQuarantine restartQuarantine, boolean fencing,
-        @Nullable ClientResources clientResources, @Nullable NodeConnector connector, @Nullable RedlockObserver observer,
-        @Nullable ObservationRegistry observationRegistry, @Nullable RedlockObservationConvention observationConvention) {
+        @Nullable ClientResources clientResources, @Nullable NodeConnector connector, @Nullable SslOptions sslOptions,
+        @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
+        @Nullable RedlockObservationConvention observationConvention) {
 
     /** The default per-node command timeout: 50 ms. */
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
@@ -87,6 +90,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
      * @param fencing whether leases carry fencing tokens
      * @param clientResources shared Lettuce resources, or null
      * @param connector the node connector, or null
+     * @param sslOptions the TLS options of the lock's own client, or null
      * @param observer the observer, or null
      * @param observationRegistry the observation registry, or null
      * @param observationConvention the observation convention, or null
@@ -96,8 +100,8 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
     public static RedlockConfig of(@Nullable List<@Nullable String> nodes, @Nullable Duration nodeTimeout, double clockDriftFactor,
             @Nullable Duration retryDelay, @Nullable String keyPrefix, double acquisitionBudget, @Nullable Duration maxTtl,
             @Nullable RestartQuarantine restartQuarantine, boolean fencing, @Nullable ClientResources clientResources,
-            @Nullable NodeConnector connector, @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
-            @Nullable RedlockObservationConvention observationConvention) {
+            @Nullable NodeConnector connector, @Nullable SslOptions sslOptions, @Nullable RedlockObserver observer,
+            @Nullable ObservationRegistry observationRegistry, @Nullable RedlockObservationConvention observationConvention) {
         List<RedisURI> uris = parseNodes(nodes);
         if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.toMillis() < 1) {
             throw new RedlockArgumentException("nodeTimeout", "nodeTimeout must be at least 1 ms, was " + nodeTimeout);
@@ -123,7 +127,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
                     + acquisitionBudget);
         }
         return new RedlockConfig(uris, nodeTimeout, clockDriftFactor, retryDelay, keyPrefix, acquisitionBudget, maxTtl,
-                restartQuarantine, fencing, clientResources, connector, observer, observationRegistry, observationConvention);
+                restartQuarantine, fencing, clientResources, connector, sslOptions, observer, observationRegistry, observationConvention);
     }
 
     /** How many nodes must agree: {@code N/2 + 1}. */

@@ -53,6 +53,9 @@ public final class NodeConnection implements RedisConnectionStateListener {
 
     private volatile boolean closed;
 
+    /** Why the last connection attempt failed, while the node has had no connection since; else null. */
+    private volatile @Nullable Throwable lastFailure;
+
     /** Whether {@link #reconnect} replaces the connection now. */
     private final AtomicBoolean reconnecting = new AtomicBoolean();
 
@@ -87,6 +90,11 @@ public final class NodeConnection implements RedisConnectionStateListener {
     /** The reply of this node while it has no connection, with why. */
     NodeReply notConnected() {
         return this.notConnected;
+    }
+
+    /** Why the last connection attempt failed, while none has succeeded since; else null. */
+    @Nullable Throwable lastFailure() {
+        return this.lastFailure;
     }
 
     boolean scriptsLoaded() {
@@ -132,6 +140,7 @@ public final class NodeConnection implements RedisConnectionStateListener {
                     this.firstAttempt.complete(null);
                     return; // a misconfigured connector is not retried: it would only fail the same way
                 }
+                this.lastFailure = null;
                 ((RedisChannelHandler<?, ?>) connected).addListener(this);
                 // From now on Lettuce reconnects this connection itself: a later outage is a lost connection.
                 this.notConnected = NodeReply.notConnected("not connected: the connection was lost, reconnecting");
@@ -148,6 +157,7 @@ public final class NodeConnection implements RedisConnectionStateListener {
                             + "; retrying in the background, the node counts as \"no\" meanwhile");
                 }
                 this.notConnected = NodeReply.notConnected(reason);
+                this.lastFailure = cause;
                 long delay = CONNECT_RETRY.createDelay(++this.failedConnects).toMillis();
                 this.scheduler.schedule(this::attemptConnect, delay, TimeUnit.MILLISECONDS);
             }

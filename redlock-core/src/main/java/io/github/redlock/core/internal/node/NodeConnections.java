@@ -10,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.RedlockClientResources;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -49,7 +51,8 @@ public final class NodeConnections {
         this.connector = connector;
     }
 
-    public static NodeConnections create(@Nullable ClientResources shared, @Nullable NodeConnector connector, Duration nodeTimeout) {
+    public static NodeConnections create(@Nullable ClientResources shared, @Nullable NodeConnector connector, Duration nodeTimeout,
+            @Nullable SslOptions sslOptions) {
         RedlockClientResources created = null;
         ClientResources resources = shared;
         if (resources == null) {
@@ -59,7 +62,11 @@ public final class NodeConnections {
         RedisClient client = null;
         if (connector == null) {
             client = RedisClient.create(resources);
-            client.setOptions(NodeConnector.clientOptions(nodeTimeout).build());
+            ClientOptions.Builder options = NodeConnector.clientOptions(nodeTimeout);
+            if (sslOptions != null) {
+                options.sslOptions(sslOptions);
+            }
+            client.setOptions(options.build());
             connector = new OwnConnector(client);
         }
         return new NodeConnections(resources, created, client, connector);

@@ -89,6 +89,25 @@ public final class RedisNodeClient {
         return this.link.notConnected().reason();
     }
 
+    /**
+     * Why the node's TLS certificate was refused at the last connection attempt (an unknown certificate authority, a
+     * name the certificate is not for), while the node has not been connected since; else null. Other failures (a
+     * node down, a refused password) are not certificate problems.
+     */
+    public @Nullable String certificateProblem() {
+        Throwable failure = this.link.lastFailure();
+        if (failure == null) {
+            return null;
+        }
+        for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+            if (cause instanceof java.security.cert.CertificateException || cause instanceof java.security.cert.CertPathValidatorException
+                    || cause instanceof javax.net.ssl.SSLPeerUnverifiedException) {
+                return Uris.describe(failure);
+            }
+        }
+        return null;
+    }
+
     /** Sets what checks the node after each (re)connection; it must end in {@link NodeVote#voteFrom}. */
     public void checkWith(Runnable check) {
         this.check = check;
