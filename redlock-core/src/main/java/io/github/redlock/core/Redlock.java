@@ -26,6 +26,7 @@ import io.github.redlock.core.internal.support.Durations;
 import io.github.redlock.core.internal.support.Futures;
 import io.github.redlock.core.internal.support.InFlight;
 import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.observation.ObservationRegistry;
@@ -657,6 +658,8 @@ public final class Redlock implements AutoCloseable {
 
         private @Nullable SslOptions sslOptions;
 
+        private @Nullable RedisCredentialsProvider credentials;
+
         private boolean fencing = RedlockConfig.DEFAULT_FENCING;
 
         private @Nullable ClientResources clientResources;
@@ -868,6 +871,18 @@ public final class Redlock implements AutoCloseable {
         }
 
         /**
+         * Authenticates to every node with the credentials a provider gives, asked again at every connection and
+         * reconnection: rotating passwords, cloud IAM tokens. It replaces the user and password written in the node
+         * URIs. A node that refuses them counts as "no", and its status says why ({@code WRONGPASS}); it is tried again.
+         * @param credentials the provider, or {@code null} for the URIs' own credentials
+         * @return this builder
+         */
+        public Builder credentialsProvider(@Nullable RedisCredentialsProvider credentials) {
+            this.credentials = credentials;
+            return this;
+        }
+
+        /**
          * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes do
          * not fail the build: they count as "no" until they can be reached, and are retried in the background.
          * A node whose TLS certificate is not trusted (an unknown certificate authority, a name that does not match)
@@ -880,7 +895,7 @@ public final class Redlock implements AutoCloseable {
         public Redlock build() {
             RedlockConfig config = RedlockConfig.of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix,
                     this.acquisitionBudget, this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector,
-                    this.sslOptions, this.observer, this.observationRegistry, this.observationConvention);
+                    this.sslOptions, this.credentials, this.observer, this.observationRegistry, this.observationConvention);
             return new Redlock(RedlockAssembly.wire(config));
         }
 

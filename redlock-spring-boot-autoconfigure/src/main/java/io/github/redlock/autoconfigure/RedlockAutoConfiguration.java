@@ -12,6 +12,7 @@ import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockClientResources;
 import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -44,7 +45,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code redlock.nodes} (or a {@link RedlockConnectionDetails} bean), and of the aspect behind
  * {@link io.github.redlock.annotation.Redlocked @Redlocked}. {@code redlock.enabled=false} switches it off.
  * With an {@link ObservationRegistry} bean (Actuator defines one), acquisitions, releases and extensions are
- * observed, with a {@link RedlockObservationConvention} bean as their convention when there is one.
+ * observed, with a {@link RedlockObservationConvention} bean as their convention when there is one. A single
+ * {@link RedisCredentialsProvider} bean authenticates every node, asked at every (re)connection (rotating passwords,
+ * IAM tokens); {@code redlock.ssl.bundle} names the SSL bundle of {@code rediss://} nodes.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass({ Redlock.class, LettuceConnectionFactory.class })
@@ -114,7 +117,8 @@ public final class RedlockAutoConfiguration {
     @ConditionalOnMissingBean
     Redlock redlock(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
             RedlockConnectionFactories connections, ObjectProvider<RedlockObserver> observer,
-            ObjectProvider<ObservationRegistry> observationRegistry, ObjectProvider<RedlockObservationConvention> observationConvention) {
+            ObjectProvider<ObservationRegistry> observationRegistry, ObjectProvider<RedlockObservationConvention> observationConvention,
+            ObjectProvider<RedisCredentialsProvider> credentials) {
         List<String> nodes = connectionDetails.getNodes();
         try {
             Redlock.Builder builder = Redlock.builder().nodes(nodes);
@@ -131,6 +135,7 @@ public final class RedlockAutoConfiguration {
             Redlock redlock = builder
                     .clientResources(connections.clientResources())
                     .connector(connections.connector())
+                    .credentialsProvider(credentials.getIfUnique())
                     .observer(RedlockObservers.of(observer.orderedStream().toList()))
                     .observationRegistry(observationRegistry.getIfUnique())
                     .observationConvention(observationConvention.getIfUnique())

@@ -12,6 +12,7 @@ import io.github.redlock.core.NodeConnector;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.StaticCredentialsProvider;
@@ -29,6 +30,7 @@ import org.springframework.data.redis.connection.RedisSocketConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.RedisCredentialsProviderFactory;
 
 /**
  * The starter's connections: one Spring Data Redis {@link LettuceConnectionFactory} per node, all sharing one
@@ -163,6 +165,18 @@ public final class RedlockConnectionFactories implements DisposableBean {
                 .clientOptions(clientOptions(uri))
                 .commandTimeout(connectTimeout(this.nodeTimeout))
                 .shutdownTimeout(Duration.ZERO);
+        RedisCredentialsProvider credentials = uri.getCredentialsProvider();
+        if (credentials != null && !(credentials instanceof StaticCredentialsProvider)) {
+            // A provider of the application's (rotating passwords, IAM tokens): asked at every connection, as the lock's are.
+            client.redisCredentialsProviderFactory(new RedisCredentialsProviderFactory() {
+
+                @Override
+                public RedisCredentialsProvider createCredentialsProvider(RedisConfiguration configuration) {
+                    return credentials;
+                }
+
+            });
+        }
         if (uri.isSsl()) {
             LettuceClientConfiguration.LettuceSslClientConfigurationBuilder ssl = client.useSsl();
             if (!uri.isVerifyPeer()) {

@@ -13,6 +13,7 @@ import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.RestartQuarantine;
 import io.github.redlock.core.internal.support.Uris;
 import io.github.redlock.core.observation.RedlockObservationConvention;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -91,6 +92,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
      * @param clientResources shared Lettuce resources, or null
      * @param connector the node connector, or null
      * @param sslOptions the TLS options of the lock's own client, or null
+     * @param credentials the credentials of every node, asked at every (re)connection, or null for the URIs' own
      * @param observer the observer, or null
      * @param observationRegistry the observation registry, or null
      * @param observationConvention the observation convention, or null
@@ -100,9 +102,13 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
     public static RedlockConfig of(@Nullable List<@Nullable String> nodes, @Nullable Duration nodeTimeout, double clockDriftFactor,
             @Nullable Duration retryDelay, @Nullable String keyPrefix, double acquisitionBudget, @Nullable Duration maxTtl,
             @Nullable RestartQuarantine restartQuarantine, boolean fencing, @Nullable ClientResources clientResources,
-            @Nullable NodeConnector connector, @Nullable SslOptions sslOptions, @Nullable RedlockObserver observer,
-            @Nullable ObservationRegistry observationRegistry, @Nullable RedlockObservationConvention observationConvention) {
+            @Nullable NodeConnector connector, @Nullable SslOptions sslOptions, @Nullable RedisCredentialsProvider credentials,
+            @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
+            @Nullable RedlockObservationConvention observationConvention) {
         List<RedisURI> uris = parseNodes(nodes);
+        if (credentials != null) {
+            uris.forEach((uri) -> uri.setCredentialsProvider(credentials)); // Lettuce asks it at every (re)connection
+        }
         if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.toMillis() < 1) {
             throw new RedlockArgumentException("nodeTimeout", "nodeTimeout must be at least 1 ms, was " + nodeTimeout);
         }

@@ -72,7 +72,7 @@ public final class NodeConnection implements RedisConnectionStateListener {
 
     private int failedConnects; // touched only by the connect callbacks, one at a time
 
-    private @Nullable String loggedFailure; // touched only by the connect callbacks, one at a time
+    private volatile @Nullable String loggedFailure; // the last failure logged, so that a repeat is not
 
     NodeConnection(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
         this.connector = connector;
@@ -177,6 +177,10 @@ public final class NodeConnection implements RedisConnectionStateListener {
     @Override
     public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
         if (handler == this.connection) {
+            // What a failed reconnection said is over; the next loss is logged again.
+            this.notConnected = NodeReply.notConnected("not connected: the connection was lost, reconnecting");
+            this.lastFailure = null;
+            this.loggedFailure = null;
             loadScripts(0);
         }
     }
@@ -208,6 +212,22 @@ public final class NodeConnection implements RedisConnectionStateListener {
                                 TimeUnit.MILLISECONDS);
                     }
                 });
+    }
+
+    /**
+     * Lettuce failed to reconnect the lost connection: the node says why until it is connected again, and the log says
+     * so when the reason changes (not at every attempt).
+     */
+    void reconnectFailed(Throwable cause) {
+        String reason = "not connected: reconnecting fails: " + Uris.describe(cause);
+        this.notConnected = NodeReply.notConnected(reason);
+        this.lastFailure = cause;
+        String logged = this.loggedFailure;
+        if (!reason.equals(logged)) {
+            this.loggedFailure = reason;
+            logger.log(System.Logger.Level.WARNING, "Redis node " + Uris.nodeName(this.uri) + " " + reason
+                    + "; retrying in the background, the node counts as \"no\" meanwhile");
+        }
     }
 
     /**

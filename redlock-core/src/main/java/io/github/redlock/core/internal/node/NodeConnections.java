@@ -16,11 +16,13 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 
 /**
  * The Lettuce side shared by all nodes: one set of event loops and one timer (created here, or given by
@@ -42,6 +44,9 @@ public final class NodeConnections {
     private final @Nullable RedisClient ownClient;
 
     private final NodeConnector connector;
+
+    /** The subscription to Lettuce's failed reconnections, or null before the nodes connect. */
+    private volatile @Nullable Disposable reconnects;
 
     private NodeConnections(ClientResources resources, @Nullable RedlockClientResources ownResources, @Nullable RedisClient ownClient,
             NodeConnector connector) {
@@ -91,6 +96,7 @@ public final class NodeConnections {
      * reachable nodes are usable when {@code build()} returns. Unreachable ones keep retrying.
      */
     public void connectAll(RedisNodeClient[] nodes, Duration nodeTimeout) {
+        watchReconnects(nodes);
         List<CompletableFuture<Void>> attempts = new ArrayList<>(nodes.length);
         for (RedisNodeClient node : nodes) {
             attempts.add(node.connect());
@@ -107,8 +113,26 @@ public final class NodeConnections {
         }
     }
 
+    /**
+     * Tells each node why Lettuce's reconnections of a lost connection to it fail (a refused password, a certificate),
+     * from the events Lettuce publishes on the shared resources' event bus: the reconnection is Lettuce's, so its
+     * failure reaches nobody else. Events of other connections to the same address (the health's, the release
+     * messages') say the same of the node.
+     */
+    private void watchReconnects(RedisNodeClient[] nodes) {
+        this.reconnects = this.resources.eventBus().get().ofType(ReconnectFailedEvent.class).subscribe((event) -> {
+            for (RedisNodeClient node : nodes) {
+                node.reconnectFailed(event.remoteAddress(), event.getCause());
+            }
+        }, (failure) -> { }); // an event bus that fails is no reason to stop the lock
+    }
+
     /** Closes the node connections, and the client and resources this class created. Never throws. */
     public void close(RedisNodeClient[] nodes) {
+        Disposable watch = this.reconnects;
+        if (watch != null) {
+            watch.dispose();
+        }
         try {
             CompletableFuture.allOf(Arrays.stream(nodes).map(RedisNodeClient::close).toArray(CompletableFuture[]::new))
                     .get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

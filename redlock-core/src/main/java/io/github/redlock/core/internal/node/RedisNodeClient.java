@@ -1,5 +1,7 @@
 package io.github.redlock.core.internal.node;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +42,8 @@ public final class RedisNodeClient {
 
     private final String name;
 
+    private final RedisURI uri;
+
     private final EventExecutorGroup scheduler;
 
     private final NodeConnection link;
@@ -66,6 +70,7 @@ public final class RedisNodeClient {
 
     public RedisNodeClient(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler) {
         this.name = Uris.nodeName(uri);
+        this.uri = uri;
         this.scheduler = scheduler;
         this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
         this.owed = new OwedReleases(this.name);
@@ -106,6 +111,18 @@ public final class RedisNodeClient {
             }
         }
         return null;
+    }
+
+    /**
+     * Lettuce failed to reconnect a connection to {@code remote}: if that is this node's address and it is not connected,
+     * the node says why (e.g. {@code WRONGPASS}: rotated credentials that the application's provider does not give yet).
+     * A Sentinel node's address is its master's, which changes: its reconnections say only that they are reconnecting.
+     */
+    void reconnectFailed(@Nullable SocketAddress remote, @Nullable Throwable cause) {
+        if (cause != null && remote instanceof InetSocketAddress address && this.sentinels == null && !isConnected()
+                && address.getPort() == this.uri.getPort() && address.getHostString().equals(this.uri.getHost())) {
+            this.link.reconnectFailed(cause);
+        }
     }
 
     /** Sets what checks the node after each (re)connection; it must end in {@link NodeVote#voteFrom}. */
