@@ -18,8 +18,10 @@ import io.github.redlock.core.internal.engine.LockEngine;
 import io.github.redlock.core.internal.guard.RestartGuard;
 import io.github.redlock.core.internal.lease.Attempt;
 import io.github.redlock.core.internal.lease.LockObservations;
+import io.github.redlock.core.internal.lease.Revocation;
 import io.github.redlock.core.internal.node.NodeConnections;
 import io.github.redlock.core.internal.node.NodeVote;
+import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.support.Durations;
@@ -65,6 +67,8 @@ public final class Redlock implements AutoCloseable {
 
     private final RestartGuard restartGuard;
 
+    private final Revocation revocation;
+
     /** Observations of acquisitions, or null when the application gave no registry. */
     private final @Nullable LockObservations observations;
 
@@ -83,6 +87,7 @@ public final class Redlock implements AutoCloseable {
         this.keyPrefix = parts.keyPrefix();
         this.connections = parts.connections();
         this.restartGuard = parts.restartGuard();
+        this.revocation = parts.revocation();
     }
 
     /**
@@ -436,6 +441,39 @@ public final class Redlock implements AutoCloseable {
         // released. After the hand-off above, the attempt is complete already and this does nothing.
         result.whenComplete((value, failure) -> attempt.cancel(false));
         return result;
+    }
+
+    /**
+     * Frees the exclusive lock {@code key} on every node, whoever holds it: an operator's way out when the holder is
+     * gone and the lock's ttl is long. Each node deletes the lock's key, {@code keyPrefix + key}, only where it is an
+     * exclusive lock (a string with a time to live, as every Redlock client sets it; nothing else of the prefix, and no
+     * key outside it, is touched: not the read-write lock of the same name, not a string without an expiry), and
+     * publishes its release, so that waiters try again at once. A key of a lock on several keys is freed alone. The
+     * holder, if it still runs, learns of it at its next extension, which fails: an automatically extended lease is
+     * then lost ({@link RedlockLease#lost()} completes). Until then its {@link RedlockLease#isValid()} may still be true
+     * while the nodes no longer hold it: revoke only a lock whose holder is gone, or whose work may overlap the next
+     * holder's.
+     * <p>
+     * The revoke goes to every node at once, each bounded by the node timeout, and is never sent again later (a revoke
+     * sent once the node is back could free a lease granted since). A node that answered late may still apply it after
+     * this method returned. It blocks the calling thread for at most about the node timeout; do not call it on an I/O
+     * thread of the lock (a callback of its futures).
+     * @param key the lock's name as the application gives it, without the key prefix; not blank
+     * @return how many nodes held the lock and deleted it within the node timeout: 0 when none did (no such lock, or
+     * no node answered), at most the number of nodes. Interrupted, it returns the nodes that confirmed so far, with the
+     * thread's interrupt flag set
+     * @throws IllegalArgumentException if {@code key} is null or blank (the message names {@code key})
+     * @throws IllegalStateException if this lock is closed
+     */
+    public int revoke(String key) {
+        Named lock = new Named(LockType.EXCLUSIVE, key);
+        if (this.closed) {
+            throw new IllegalStateException("Redlock is closed; revoke '" + key + "' with an open one");
+        }
+        QuorumCall call = this.revocation.revoke(this.keyPrefix + lock.key());
+        this.engine.track(call.allReplies()); // a close waits for the replies before it closes the connections
+        Futures.await(call.allReplies().copy(), this.engine.callBoundNanos(), () -> null);
+        return call.granted();
     }
 
     /**

@@ -11,7 +11,7 @@ public interface RedlockObserver {
      * A node answered one command of the algorithm, or counted as timed out.
      * @param node the node, {@code host:port}
      * @param command {@code set} (exclusive acquisition), {@code acquire-read}, {@code acquire-write}, {@code release}
-     * (also the clean-up of a failed attempt) or {@code extend}
+     * (also the clean-up of a failed attempt), {@code extend} or {@code revoke} ({@link Redlock#revoke(String)})
      * @param outcome {@code ok} (answered, yes or no), {@code rejected} (not sent: disconnected), {@code error} or {@code timeout}
      * @param nanos time from sending to the answer (for a time-out, the node timeout)
      */

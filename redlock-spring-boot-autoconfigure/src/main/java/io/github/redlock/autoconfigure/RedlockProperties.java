@@ -89,6 +89,8 @@ public class RedlockProperties {
      */
     private int aspectOrder = RedlockedAspect.DEFAULT_ORDER;
 
+    private final Endpoint endpoint = new Endpoint();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -242,6 +244,43 @@ public class RedlockProperties {
 
         public void setBundle(@Nullable String bundle) {
             this.bundle = bundle;
+        }
+
+    }
+
+    public Endpoint getEndpoint() {
+        return this.endpoint;
+    }
+
+    /**
+     * Settings of the {@code redlock} Actuator endpoint ({@code redlock.endpoint.*}).
+     */
+    public static class Endpoint {
+
+        private final Revoke revoke = new Revoke();
+
+        public Revoke getRevoke() {
+            return this.revoke;
+        }
+
+    }
+
+    /**
+     * The endpoint's write operation, {@code DELETE /actuator/redlock/{name}} ({@code redlock.endpoint.revoke.*}).
+     */
+    public static class Revoke {
+
+        /**
+         * Whether DELETE /actuator/redlock/{name} frees the exclusive lock 'name' on every node, whoever holds it, for an operator whose lock holder is gone. Secure it (e.g. with Spring Security) before turning it on.
+         */
+        private boolean enabled;
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
 
     }

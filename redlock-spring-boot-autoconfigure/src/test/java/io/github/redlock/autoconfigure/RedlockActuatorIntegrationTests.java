@@ -24,6 +24,8 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -211,6 +213,12 @@ class RedlockActuatorIntegrationTests {
         @Bean
         Accounts accounts() {
             return new Accounts();
+        }
+
+        /** Spring Security is on the test classpath (for the revoke's tests): these tests are about the answers, not who may ask. */
+        @Bean
+        SecurityFilterChain openActuator(HttpSecurity http) throws Exception {
+            return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).build();
         }
 
     }

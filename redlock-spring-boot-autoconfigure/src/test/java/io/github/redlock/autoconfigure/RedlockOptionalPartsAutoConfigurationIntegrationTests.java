@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redlock.actuate.endpoint.RedlockEndpoint;
+import io.github.redlock.actuate.endpoint.RedlockEndpointWebExtension;
 import io.github.redlock.autoconfigure.endpoint.RedlockEndpointAutoConfiguration;
 import io.github.redlock.autoconfigure.health.RedlockHealthContributorAutoConfiguration;
 import io.github.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
@@ -73,6 +74,24 @@ class RedlockOptionalPartsAutoConfigurationIntegrationTests {
     void healthCanBeSwitchedOff() {
         runner().withPropertyValues("management.health.redlock.enabled=false")
                 .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockHealthIndicator.class));
+    }
+
+    @Test
+    void theRevokeOperationIsOffUnlessEnabled() {
+        runner().run((context) -> assertThat(context).hasSingleBean(RedlockEndpoint.class)
+                .doesNotHaveBean(RedlockEndpointWebExtension.class));
+        runner().withPropertyValues("redlock.endpoint.revoke.enabled=false")
+                .run((context) -> assertThat(context).doesNotHaveBean(RedlockEndpointWebExtension.class));
+        runner().withPropertyValues("redlock.endpoint.revoke.enabled=true")
+                .run((context) -> assertThat(context).hasSingleBean(RedlockEndpointWebExtension.class));
+    }
+
+    @Test
+    void theRevokeOperationIsOnlyThereWhenTheEndpointIsExposedOverHttp() {
+        runner().withPropertyValues("redlock.endpoint.revoke.enabled=true", "management.endpoints.web.exposure.include=health",
+                "spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=redlock")
+                .run((context) -> assertThat(context).hasSingleBean(RedlockEndpoint.class)
+                        .doesNotHaveBean(RedlockEndpointWebExtension.class));
     }
 
     @Test

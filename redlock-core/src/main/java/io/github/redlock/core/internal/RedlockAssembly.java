@@ -7,6 +7,7 @@ import io.github.redlock.core.internal.engine.LockEngine;
 import io.github.redlock.core.internal.guard.Fencing;
 import io.github.redlock.core.internal.guard.RestartGuard;
 import io.github.redlock.core.internal.lease.LockObservations;
+import io.github.redlock.core.internal.lease.Revocation;
 import io.github.redlock.core.internal.node.NodeConnections;
 import io.github.redlock.core.internal.node.NodeSet;
 import io.github.redlock.core.internal.node.RedisNodeClient;
@@ -16,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The parts of a {@code Redlock}, wired from its configuration: the node clients and their connections, the engine,
- * the restart guard, and the observations. {@link #wire} connects to the nodes and starts the guard's checks.
+ * the restart guard, the observations, and the operator's revoke. {@link #wire} connects to the nodes and starts the guard's checks.
  *
  * @param engine runs attempts, releases and extensions
  * @param nodes one client per node, in the configured order
@@ -24,9 +25,10 @@ import org.jspecify.annotations.Nullable;
  * @param connections the connections' client and resources, closed with the lock
  * @param restartGuard decides when a restarted node may vote again
  * @param observations the observations of acquisitions, or null when the application gave no registry
+ * @param revocation an operator's revoke of an exclusive lock on every node
  */
 public record RedlockAssembly(LockEngine engine, RedisNodeClient[] nodes, String keyPrefix, NodeConnections connections,
-        RestartGuard restartGuard, @Nullable LockObservations observations) {
+        RestartGuard restartGuard, @Nullable LockObservations observations, Revocation revocation) {
 
     /**
      * Creates the parts, connects to every node at once (waiting a bounded time for reachable ones) and starts the
@@ -75,7 +77,7 @@ public record RedlockAssembly(LockEngine engine, RedisNodeClient[] nodes, String
         RestartGuard guard = new RestartGuard(clients, config.keyPrefix(), config.restartQuarantine(), config.maxTtl().toMillis(),
                 nodeSet.drift(config.maxTtl().toNanos()), fencing, connections.scheduler());
         guard.start(Math.max(config.nodeTimeout().toMillis(), 1000) + 1000);
-        return new RedlockAssembly(engine, clients, config.keyPrefix(), connections, guard, observations);
+        return new RedlockAssembly(engine, clients, config.keyPrefix(), connections, guard, observations, new Revocation(nodeSet));
     }
 
 }

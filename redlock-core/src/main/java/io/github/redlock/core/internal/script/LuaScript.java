@@ -62,6 +62,13 @@ public final class LuaScript {
     /** A release that leaves the keys to expire a given time later (at most; never later than they would). */
     public static final LuaScript RELEASE_LATER = load("release-later.lua");
 
+    /**
+     * An operator's revoke: deletes an exclusive lock's key whoever holds it, where it is a lock (a string with a
+     * time to live), and publishes its release. Seldom, but loaded like the frequent ones: it runs within a node
+     * timeout, which a NOSCRIPT round trip would eat into.
+     */
+    public static final LuaScript REVOKE = load("revoke.lua");
+
     /** The second round of a fenced acquisition: the token written back to the nodes that hold the key. */
     public static final LuaScript CONFIRM_FENCING = load("confirm-fencing.lua");
 
@@ -77,10 +84,10 @@ public final class LuaScript {
     /** Marks, and reads, since which server process a durable node kept its data (called seldom: by body, not loaded). */
     public static final LuaScript KEPT_MARKER = load("kept-marker.lua");
 
-    /** Every script, loaded on each connection as it connects. */
+    /** Every script sent within a node timeout, loaded on each connection as it connects. */
     public static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
             EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI, RELEASE_LATER,
-            CONFIRM_FENCING, HANDOFF, CLEANUP);
+            CONFIRM_FENCING, HANDOFF, CLEANUP, REVOKE);
 
     private final String body;
 
