@@ -455,8 +455,8 @@ public final class Redlock implements AutoCloseable {
      * holder's.
      * <p>
      * The revoke goes to every node at once, each bounded by the node timeout, and is never sent again later (a revoke
-     * sent once the node is back could free a lease granted since). A node that answered late may still apply it after
-     * this method returned. It blocks the calling thread for at most about the node timeout; do not call it on an I/O
+     * sent once the node is back could free a lease granted since). A node that did not answer within the node timeout
+     * may still apply it after this method returned, uncounted. It blocks the calling thread for at most about the node timeout; do not call it on an I/O
      * thread of the lock (a callback of its futures).
      * @param key the lock's name as the application gives it, without the key prefix; not blank
      * @return how many nodes held the lock and deleted it within the node timeout: 0 when none did (no such lock, or

@@ -148,8 +148,8 @@ class RedlockRevokeIntegrationTests {
 
     @Test
     void revokeCountsTheNodesThatAnswerAndDoesNotWaitForAFrozenOne() {
-        this.holder.get().acquire("ledger", LONG_TTL, Duration.ZERO);
-        this.nodes.get().awaitOnAll("redlock:ledger", this.nodes.get().get(0, "redlock:ledger"));
+        RedlockLease held = this.holder.get().acquire("ledger", LONG_TTL, Duration.ZERO);
+        this.nodes.get().awaitOnAll("redlock:ledger", held.token());
         try (Redlock impatient = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofMillis(300)).build()) {
             redis.node(4).pause();
             long start = System.nanoTime();

@@ -14,7 +14,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code redlock} Actuator endpoint: the nodes with their connection state, the quorum, and the leases
- * this instance holds with their remaining validity.
+ * this instance holds with their remaining validity. Its one write operation, an operator's revoke over HTTP, is
+ * {@link RedlockEndpointWebExtension}'s, present only when {@code redlock.endpoint.revoke.enabled=true}.
  */
 @Endpoint(id = "redlock")
 public class RedlockEndpoint {
