@@ -30,8 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The whole lock run as a Redis user allowed only what the library needs: the {@code ACL SETUSER} line that the README's
  * production checklist publishes, read from the README itself, so that the published line is the tested one. Exclusive,
- * read-write, multi-key and fenced locks, a waiter woken by the release message, extension, and the restart quarantine
- * with its records all work, and no node logs a single refused command ({@code ACL LOG} stays empty).
+ * read-write, multi-key and fenced locks, a waiter woken by the release message, extension, an operator's revoke, and the
+ * restart quarantine with its records all work, and no node logs a single refused command ({@code ACL LOG} stays empty).
  */
 class RedlockLeastPrivilegeIntegrationTests {
 
@@ -77,6 +77,9 @@ class RedlockLeastPrivilegeIntegrationTests {
             assertThat(second.tryAcquire(List.of("acl:b", "acl:c"), Duration.ofSeconds(10))).isEmpty();
             assertThat(both.extend(Duration.ofSeconds(10))).isTrue();
             assertThat(both.release()).isTrue();
+
+            first.acquire("acl:revoked", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(second.revoke("acl:revoked")).as("an operator's revoke frees it on every node").isEqualTo(3);
         }
         assertNoCommandWasRefused();
     }
