@@ -40,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisNodeClient {
 
+    /** How often a Sentinel node that followed a failover checks that it left the former master. */
+    private static final long FOLLOW_RETRY_MILLIS = 500;
+
     private final String name;
 
     private final RedisURI uri;
@@ -75,8 +78,7 @@ public final class RedisNodeClient {
         this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
         this.owed = new OwedReleases(this.name);
         this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
-        this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler,
-                (announcement) -> followMaster("the sentinels announced a failover (" + announcement + ")")) : null;
+        this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler, this::followFailover) : null;
     }
 
     /** The node as lock errors name it: {@code host:port}, or {@code name@sentinels} for a Sentinel group. */
@@ -150,6 +152,34 @@ public final class RedisNodeClient {
         if (this.sentinels != null) {
             this.link.reconnect(reason);
         }
+    }
+
+    /**
+     * The sentinels announced a failover: reconnects to the master they name, and again every half second, for up to 15
+     * s, while the node still answers as the server it was before (the {@code run_id} its last decided check saw): a
+     * sentinel that has not yet heard of the failover (they tell each other every 2 s) may still name the former master,
+     * and a repeat of the announcement is not reported again.
+     */
+    private void followFailover(String announcement) {
+        String before = this.vote.runId();
+        followMaster("the sentinels announced a failover (" + announcement + ")");
+        if (before != null) {
+            this.scheduler.schedule(() -> followUntilChanged(before, 30), FOLLOW_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void followUntilChanged(String before, int attemptsLeft) {
+        if (this.link.isClosed() || attemptsLeft <= 0) {
+            return;
+        }
+        NodeVote.State state = this.vote.current();
+        if (isConnected() && state.checked() && before.equals(this.vote.runId())) {
+            followMaster("the sentinels still named the former master after a failover");
+        }
+        else if (isConnected() && state.checked()) {
+            return; // another server answers now: the failover is followed
+        }
+        this.scheduler.schedule(() -> followUntilChanged(before, attemptsLeft - 1), FOLLOW_RETRY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** A reply that says the server answering is a replica now: a Sentinel node's master was replaced. */
