@@ -191,6 +191,10 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
             if (sentinel && uri.getSentinels().stream().anyMatch((one) -> one.getHost() == null || one.getHost().isBlank())) {
                 throw new IllegalArgumentException("a sentinel without a host");
             }
+            // No CLIENT SETINFO in the handshake: the least-privilege ACL line cannot allow it on every server (Redis
+            // before 7.2 refuses the name), and a refused one would fill the ACL LOG that operators watch.
+            uri.setLibraryName("");
+            uri.setLibraryVersion("");
             return uri;
         }
         catch (RuntimeException ex) {
