@@ -19,7 +19,7 @@ import io.github.redlock.core.RestartQuarantine;
  * @param clients how many client processes
  * @param threads threads per client process
  * @param shortClients how many client processes run their Redlocks with the short {@code maxTtl}
- * ({@link #SHORT_MAX_TTL_MILLIS}), beside the others' long one: a fleet sharing the nodes and the key prefix
+ * ({@link #shortMaxTtlMillis()}), beside the others' long one: a fleet sharing the nodes and the key prefix
  * @param faultSeconds how long faults are injected; the run then goes on without faults for its liveness check
  * @param faults the kinds of fault drawn from
  * @param kinds the kinds of lock the clients take (all but for a control run that needs one)
@@ -27,9 +27,11 @@ import io.github.redlock.core.RestartQuarantine;
  * @param quarantine the clients' restart quarantine ({@code NEVER} for the control run)
  * @param fencing whether the fenced locks' writes carry fencing tokens ({@code false} for the control run)
  * @param directory where the histories, the report and the timeline go
+ * @param maxTtlMillis the longest ttl drawn and the {@code maxTtl} of every client process but the short ones, whose
+ * {@code maxTtl} is a quarter of it ({@link #MAX_TTL_MILLIS} but for a run whose hazard needs locks held longer)
  */
 record ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults,
-        Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory) {
+        Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -39,11 +41,11 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
 
     static final long MIN_TTL_MILLIS = 100;
 
-    /** The longest ttl drawn, and the {@code maxTtl} of every client process but the short ones. */
+    /** The longest ttl drawn, and the {@code maxTtl} of every client process but the short ones, by default. */
     static final long MAX_TTL_MILLIS = 2_000;
 
     /**
-     * The {@code maxTtl} of the short client processes, which draw their ttls up to it: a quarter of the others', so
+     * The {@code maxTtl} of the short client processes by default, which draw their ttls up to it: a quarter of the others', so
      * that their own quarantine (this, drift and a second) ends while a long client's lease through a restarted node
      * may still be valid.
      */
@@ -52,6 +54,10 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     static final long WAIT_MILLIS = 2_000;
 
     ChaosOptions {
+        if (maxTtlMillis < 4 * MIN_TTL_MILLIS) {
+            throw new IllegalArgumentException("a chaos run's max-ttl must be at least " + 4 * MIN_TTL_MILLIS
+                    + " ms, so that the short clients' quarter of it is not below the shortest ttl; was " + maxTtlMillis);
+        }
         if (clients < 2 || threads < 1 || faultSeconds < 1) {
             throw new IllegalArgumentException("a chaos run needs at least 2 clients, 1 thread each and 1 s of faults; was "
                     + clients + " clients, " + threads + " threads, " + faultSeconds + " s");
@@ -67,11 +73,17 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
         kinds = EnumSet.copyOf(kinds);
     }
 
+    /** Options with the default max-ttl, {@link #MAX_TTL_MILLIS}. */
+    ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
+            double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory) {
+        this(seed, clients, threads, shortClients, faultSeconds, faults, kinds, longHolds, quarantine, fencing, directory, MAX_TTL_MILLIS);
+    }
+
     /**
      * Options from system properties: {@code chaos.seed} (random when blank), {@code chaos.clients},
      * {@code chaos.threads}, {@code chaos.shortClients} (1), {@code chaos.minutes} or {@code chaos.seconds},
-     * {@code chaos.faults} (comma-separated {@link FaultKind} names; when blank, all but the clock jump, see
-     * {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; all when blank),
+     * {@code chaos.faults} (comma-separated {@link FaultKind} names; when blank, all but the clock jump and the
+     * failover, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; all when blank),
      * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
@@ -114,12 +126,32 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     /** The same options with another directory. */
     ChaosOptions in(Path other) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
-                this.longHolds, this.quarantine, this.fencing, other);
+                this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis);
+    }
+
+    /** The same options with another max-ttl (the short clients get a quarter of it). */
+    ChaosOptions withMaxTtl(long millis) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, this.directory, millis);
+    }
+
+    /** The {@code maxTtl} of the short client processes: a quarter of {@link #maxTtlMillis()}. */
+    long shortMaxTtlMillis() {
+        return this.maxTtlMillis / 4;
+    }
+
+    /**
+     * How long after the last fault a run goes on, for the liveness check: the quarantine of the longest {@code maxTtl} of
+     * the fleet (a short client's waits for it too), the longest ttl, the wait, and slack.
+     */
+    long tailMillis() {
+        long max = this.maxTtlMillis;
+        return (max + 1_000 + max / 100 + 2) + max + WAIT_MILLIS + 3_000 + 1_000;
     }
 
     /**
      * Each client process's {@code maxTtl}, by index: {@link #shortClients()} of them, drawn from the seed (the same
-     * seed gives the same processes), get {@link #SHORT_MAX_TTL_MILLIS}, the others {@link #MAX_TTL_MILLIS}.
+     * seed gives the same processes), get {@link #shortMaxTtlMillis()}, the others {@link #maxTtlMillis()}.
      */
     List<Long> clientMaxTtlMillis() {
         List<Integer> order = new ArrayList<>();
@@ -127,8 +159,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
             order.add(i);
         }
         Collections.shuffle(order, new Random(~this.seed)); // not the schedule's Random(seed): its draws stay as they were
-        List<Long> maxTtls = new ArrayList<>(Collections.nCopies(this.clients, MAX_TTL_MILLIS));
-        order.subList(0, this.shortClients).forEach((client) -> maxTtls.set(client, SHORT_MAX_TTL_MILLIS));
+        List<Long> maxTtls = new ArrayList<>(Collections.nCopies(this.clients, this.maxTtlMillis));
+        order.subList(0, this.shortClients).forEach((client) -> maxTtls.set(client, shortMaxTtlMillis()));
         return List.copyOf(maxTtls);
     }
 

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.test.RedisNode;
 
 /**
- * A chaos run: five real nodes (the last under {@code libfaketime} when installed), a storage node, and several
+ * A chaos run: five real nodes (the last standalone one under {@code libfaketime} when installed; a Sentinel group in
+ * place of a standalone node, as the fifth, when the run may draw {@link FaultKind#FAILOVER}), a storage node, and several
  * client processes ({@link ChaosClient}) that lock contended keys and write to the storage while faults are
  * injected ({@link Faults}) on a seeded schedule; then a quiet tail for the liveness check, and the
  * {@link HistoryChecker} over the merged history. {@code main} runs one from system properties
@@ -59,25 +60,18 @@ public final class ChaosRun {
         List<RedisNode> nodes = new ArrayList<>();
         RedisNode storageNode = null;
         List<Process> clients = new ArrayList<>();
-        Path clockFile = null;
+        SentinelFailover group = null;
         try {
-            for (int i = 0; i < 4; i++) {
-                nodes.add(RedisNode.start());
-            }
-            Path faketime = faketime().orElse(null);
-            if (faketime != null) {
-                clockFile = directory.resolve("clock-offset");
-                Files.writeString(clockFile, "+0s\n");
-                nodes.add(RedisNode.startShipped(Map.of("LD_PRELOAD", faketime.toString(), "FAKETIME_TIMESTAMP_FILE",
-                        clockFile.toAbsolutePath().toString(), "FAKETIME_NO_CACHE", "1")));
-            }
-            else {
-                System.out.println("libfaketime is not installed (apt-get install libfaketime): the clock faults are skipped");
-                nodes.add(RedisNode.start());
+            boolean failover = options.faults().contains(FaultKind.FAILOVER);
+            Path clockFile = startStandalone(failover ? 4 : 5, directory, nodes);
+            List<String> uris = new ArrayList<>(nodes.stream().map(RedisNode::uri).toList());
+            if (failover) { // the fifth node is a Sentinel group, for the failover faults
+                group = SentinelFailover.start();
+                uris.add(group.uri());
             }
             storageNode = RedisNode.start();
-            ChaosSettings settings = new ChaosSettings(nodes.stream().map(RedisNode::uri).toList(), storageNode.uri(), options.threads(),
-                    ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, ChaosOptions.MAX_TTL_MILLIS, options.clientMaxTtlMillis(),
+            ChaosSettings settings = new ChaosSettings(List.copyOf(uris), storageNode.uri(), options.threads(),
+                    ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, options.maxTtlMillis(), options.clientMaxTtlMillis(),
                     ChaosOptions.WAIT_MILLIS, List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(),
                     options.seed(), directory.toAbsolutePath());
             Path clientProperties = directory.resolve("client.properties");
@@ -87,9 +81,9 @@ public final class ChaosRun {
             }
             awaitReady(directory, clients);
             long runStart = System.nanoTime();
-            Faults faults = new Faults(nodes, clients, clockFile, ChaosOptions.MAX_TTL_MILLIS);
+            Faults faults = new Faults(nodes, group, clients, clockFile, options.maxTtlMillis());
             long faultsEnd = injectFaults(options, faults, runStart);
-            Faults.sleep(tailMillis());
+            Faults.sleep(options.tailMillis());
             Files.writeString(directory.resolve("stop"), "stop");
             awaitExit(clients);
             long runEnd = System.nanoTime();
@@ -102,6 +96,9 @@ public final class ChaosRun {
         finally {
             clients.forEach(Process::destroyForcibly);
             nodes.forEach(RedisNode::close);
+            if (group != null) {
+                group.close();
+            }
             if (storageNode != null) {
                 storageNode.close();
             }
@@ -109,18 +106,30 @@ public final class ChaosRun {
         return HistoryChecker.checkAndWrite(directory);
     }
 
+    /**
+     * Starts the standalone nodes of the lock into {@code nodes}, the last under libfaketime when it is installed.
+     * @return the file of the faked clock's offset, or null without libfaketime
+     */
+    private static Path startStandalone(int count, Path directory, List<RedisNode> nodes) throws IOException {
+        for (int i = 0; i < count - 1; i++) {
+            nodes.add(RedisNode.start());
+        }
+        Path faketime = faketime().orElse(null);
+        if (faketime == null) {
+            System.out.println("libfaketime is not installed (apt-get install libfaketime): the clock faults are skipped");
+            nodes.add(RedisNode.start());
+            return null;
+        }
+        Path clockFile = directory.resolve("clock-offset");
+        Files.writeString(clockFile, "+0s\n");
+        nodes.add(RedisNode.startShipped(Map.of("LD_PRELOAD", faketime.toString(), "FAKETIME_TIMESTAMP_FILE",
+                clockFile.toAbsolutePath().toString(), "FAKETIME_NO_CACHE", "1")));
+        return clockFile;
+    }
+
     /** The libfaketime library of this machine, if it is installed. */
     static java.util.Optional<Path> faketime() {
         return FAKETIME.stream().filter(Files::isReadable).findFirst();
-    }
-
-    /**
-     * Long enough after the last fault for the liveness check: the quarantine of the longest {@code maxTtl} of the fleet
-     * (a short client's waits for it too), the longest ttl, the wait, and slack.
-     */
-    static long tailMillis() {
-        long max = ChaosOptions.MAX_TTL_MILLIS;
-        return (max + 1_000 + max / 100 + 2) + max + ChaosOptions.WAIT_MILLIS + 3_000 + 1_000;
     }
 
     /** Injects faults, each after a pause of 0.5 to 2 s, until the fault phase is over; returns when the last ended. */
@@ -202,7 +211,7 @@ public final class ChaosRun {
         run.setProperty("runStartNanos", Long.toString(runStart));
         run.setProperty("faultsEndNanos", Long.toString(faultsEnd));
         run.setProperty("runEndNanos", Long.toString(runEnd));
-        run.setProperty("maxTtlMillis", Long.toString(ChaosOptions.MAX_TTL_MILLIS));
+        run.setProperty("maxTtlMillis", Long.toString(options.maxTtlMillis()));
         run.setProperty("waitMillis", Long.toString(ChaosOptions.WAIT_MILLIS));
         try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             run.store(out, "chaos run");

@@ -40,7 +40,7 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(in);
         }
-        return new ChaosSettings(List.of(properties.getProperty("nodes").split(",")), properties.getProperty("storage"),
+        return new ChaosSettings(List.of(properties.getProperty("nodes").split(" ")), properties.getProperty("storage"),
                 Integer.parseInt(properties.getProperty("threads")), Integer.parseInt(properties.getProperty("keys")),
                 Long.parseLong(properties.getProperty("minTtlMillis")), Long.parseLong(properties.getProperty("maxTtlMillis")),
                 java.util.Arrays.stream(properties.getProperty("clientMaxTtlMillis").split(",")).map(Long::valueOf).toList(),
@@ -53,7 +53,7 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
 
     void store(Path file) throws IOException {
         Properties properties = new Properties();
-        properties.setProperty("nodes", String.join(",", this.nodes));
+        properties.setProperty("nodes", String.join(" ", this.nodes)); // a Sentinel node's URI has commas
         properties.setProperty("storage", this.storage);
         properties.setProperty("threads", Integer.toString(this.threads));
         properties.setProperty("keys", Integer.toString(this.keys));

@@ -57,11 +57,26 @@ enum FaultKind {
     MINORITY_COMBINED,
 
     /** A majority of nodes paused at once: beyond the model, unavailable but safe. */
-    MAJORITY_DOWN;
+    MAJORITY_DOWN,
 
-    /** The faults a run draws from by default: all under which the lock must stay safe, so not {@link #CLOCK_JUMP}. */
+    /**
+     * The node that is a Sentinel group (a run that may draw this fault has one, beside standalone nodes) fails over
+     * in the hazardous way: its replica is cut off from the master, the master acknowledges writes that never reach
+     * it, then the master is killed and the sentinels promote the replica, which lacks those keys. Meanwhile two
+     * standalone nodes are cut off from the clients, so that the locks taken then hold a bare majority with the
+     * group among it; they come back before the master is killed, so that at most two nodes are out at once. Within
+     * the model: a failover is a restart, and the promoted replica must wait out the quarantine. The killed server
+     * then comes back empty as a replica of the new master. Not drawn unless asked for (see {@link #safe()}).
+     */
+    FAILOVER;
+
+    /**
+     * The faults a run draws from by default: all under which the lock must stay safe, so not {@link #CLOCK_JUMP}, but
+     * {@link #FAILOVER}: it puts a Sentinel group in the place of a standalone node, which the other faults leave alone,
+     * so that {@link #EVERY_NODE_RESTART} would no longer restart every node.
+     */
     static java.util.Set<FaultKind> safe() {
-        return java.util.EnumSet.complementOf(java.util.EnumSet.of(CLOCK_JUMP));
+        return java.util.EnumSet.complementOf(java.util.EnumSet.of(CLOCK_JUMP, FAILOVER));
     }
 
 }

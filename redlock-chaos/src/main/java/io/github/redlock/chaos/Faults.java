@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.github.redlock.test.RedisNode;
 
@@ -18,6 +19,10 @@ import io.github.redlock.test.RedisNode;
  * those faults are skipped with a message. Nodes run without persistence, but for those a
  * {@link FaultKind#DURABLE_EMPTY_RESTART} restarted durable, until their next restart: which nodes run durable follows
  * from the schedule, so that a seed gives the same faults.
+ * <p>
+ * When the run may draw {@link FaultKind#FAILOVER}, one more node of the lock is a Sentinel group
+ * ({@link SentinelFailover}); the other faults leave it alone and act on the standalone nodes, but for the count of
+ * a majority, which is over every node of the lock.
  */
 final class Faults {
 
@@ -36,12 +41,25 @@ final class Faults {
 
     private final long maxTtlMillis;
 
+    /** The Sentinel group that is the lock's last node, or null when the run has none. */
+    private final SentinelFailover group;
+
     private final List<History.Fault> injected = new ArrayList<>();
 
     private long clockOffsetSeconds;
 
     Faults(List<RedisNode> nodes, List<Process> clients, Path clockFile, long maxTtlMillis) {
+        this(nodes, null, clients, clockFile, maxTtlMillis);
+    }
+
+    /**
+     * Faults on standalone nodes and a Sentinel group.
+     * @param nodes the standalone nodes of the lock
+     * @param group the Sentinel group that is the lock's last node, or null
+     */
+    Faults(List<RedisNode> nodes, SentinelFailover group, List<Process> clients, Path clockFile, long maxTtlMillis) {
         this.nodes = nodes;
+        this.group = group;
         this.durable = new boolean[nodes.size()];
         this.clients = clients;
         this.clockFile = clockFile;
@@ -55,7 +73,11 @@ final class Faults {
 
     /** Whether this run can inject a fault of that kind. */
     boolean supports(FaultKind kind) {
-        return kind != FaultKind.CLOCK_JUMP || this.clockFile != null;
+        return switch (kind) {
+            case CLOCK_JUMP -> this.clockFile != null;
+            case FAILOVER -> this.group != null;
+            default -> true;
+        };
     }
 
     /** Injects one fault and waits until it is over (the node back, the process resumed). */
@@ -69,7 +91,7 @@ final class Faults {
                 yield "node " + node + " killed, restarted empty after " + down + " ms";
             }
             case ROLLING_RESTART -> {
-                List<Integer> order = distinct(random, this.nodes.size() / 2 + 1);
+                List<Integer> order = distinct(random, majority());
                 for (int node : order) {
                     restart(node, 0);
                 }
@@ -99,8 +121,9 @@ final class Faults {
             case CLIENT_PAUSE -> clientPause(random);
             case CLOCK_JUMP -> clockJump(random);
             case MINORITY_COMBINED -> minorityCombined(random);
+            case FAILOVER -> failover(random);
             case MAJORITY_DOWN -> {
-                List<Integer> majority = distinct(random, this.nodes.size() / 2 + 1);
+                List<Integer> majority = distinct(random, majority());
                 long paused = 500 + random.nextInt(1500);
                 pause(majority, paused);
                 yield "nodes " + majority + " paused " + paused + " ms";
@@ -112,6 +135,7 @@ final class Faults {
     /** Resumes whatever a failed fault left paused, so that the run can end. */
     void heal() {
         for (RedisNode node : this.nodes) {
+            node.heal();
             if (node.isPaused()) {
                 node.resume();
             }
@@ -119,6 +143,9 @@ final class Faults {
                 node.restart();
                 this.durable[this.nodes.indexOf(node)] = false;
             }
+        }
+        if (this.group != null) {
+            this.group.heal();
         }
         for (Process client : this.clients) {
             if (client.isAlive()) {
@@ -160,11 +187,34 @@ final class Faults {
     }
 
     /**
+     * Fails the Sentinel group over while its replica lags ({@link SentinelFailover#failOverLosingWrites}), with as many
+     * standalone nodes cut off from the clients meanwhile as may be out beside the group (two of five): the locks taken
+     * then hold exactly a bare majority, the group's master among it, so that a promoted replica without their keys
+     * would leave a majority free. The cut-off nodes come back before the master is killed.
+     */
+    private String failover(Random random) {
+        List<Integer> cut = distinct(random, lockNodes() - majority());
+        long lagMillis = 300 + random.nextInt(500);
+        String detail = this.group.failOverLosingWrites(() -> outFor(cut, lagMillis, RedisNode::cutOff, RedisNode::heal));
+        return "nodes " + cut + " cut off from the clients for " + lagMillis + " ms while the group's replica lagged; " + detail;
+    }
+
+    /** How many nodes the lock has: the standalone ones and the Sentinel group, if any. */
+    private int lockNodes() {
+        return this.nodes.size() + ((this.group != null) ? 1 : 0);
+    }
+
+    /** A majority of the lock's nodes. */
+    private int majority() {
+        return lockNodes() / 2 + 1;
+    }
+
+    /**
      * Restarts a majority of the nodes empty one after another under the durable configuration, which each keeps
      * until its next restart.
      */
     private String durableEmptyRestart(Random random) {
-        List<Integer> order = distinct(random, this.nodes.size() / 2 + 1);
+        List<Integer> order = distinct(random, majority());
         for (int node : order) {
             this.nodes.get(node).restart(DURABLE);
             this.durable[node] = true;
@@ -204,16 +254,21 @@ final class Faults {
     }
 
     private void pause(List<Integer> which, long millis) {
-        List<RedisNode> paused = new ArrayList<>();
+        outFor(which, millis, RedisNode::pause, RedisNode::resume);
+    }
+
+    /** Takes the nodes out ({@code out}) for {@code millis}, then brings back ({@code back}) every one that went out. */
+    private void outFor(List<Integer> which, long millis, Consumer<RedisNode> out, Consumer<RedisNode> back) {
+        List<RedisNode> taken = new ArrayList<>();
         try {
             for (int node : which) {
-                this.nodes.get(node).pause();
-                paused.add(this.nodes.get(node));
+                out.accept(this.nodes.get(node));
+                taken.add(this.nodes.get(node));
             }
             sleep(millis);
         }
         finally {
-            paused.forEach(RedisNode::resume);
+            taken.forEach(back);
         }
     }
 

@@ -34,6 +34,16 @@ class ChaosOptionsTests {
             .withMessageContaining("chaos.shortClients must leave at least one client with the long max-ttl");
     }
 
+    @Test
+    void aLongerMaxTtlGivesTheShortClientsAQuarterOfItAndALongerTail() {
+        ChaosOptions longer = options(42, 4, 1).withMaxTtl(4_000);
+        assertThat(longer.clientMaxTtlMillis()).as("the same processes, with the longer max-ttls")
+            .containsExactlyElementsOf(options(42, 4, 1).clientMaxTtlMillis().stream().map((maxTtl) -> 2 * maxTtl).toList());
+        assertThat(longer.tailMillis() - options(42, 4, 1).tailMillis()).as("a longer quarantine and ttl to wait out").isEqualTo(4_020);
+        assertThatIllegalArgumentException().isThrownBy(() -> options(42, 4, 1).withMaxTtl(300))
+            .withMessageContaining("max-ttl must be at least 400 ms");
+    }
+
     private static ChaosOptions options(long seed, int clients, int shortClients) {
         return new ChaosOptions(seed, clients, 1, shortClients, 1, EnumSet.of(FaultKind.NODE_RESTART), EnumSet.allOf(History.Kind.class),
                 0.05, RestartQuarantine.AUTO, true, Path.of("target/chaos/options"));

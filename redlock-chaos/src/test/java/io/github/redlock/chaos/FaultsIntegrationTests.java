@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The durable restart faults on real nodes: the configuration and the data each leaves a node with. */
+/**
+ * The durable restart faults and the failover of a Sentinel node on real processes: the configuration and the data
+ * each leaves a node with.
+ */
 class FaultsIntegrationTests {
 
     private static final RedisClient client = RedisClient.create();
@@ -54,6 +57,39 @@ class FaultsIntegrationTests {
             for (RedisNode node : nodes) {
                 assertThat(durable(node)).as("%s runs as the harness runs nodes again", node).isFalse();
                 assertThat(call(node, (commands) -> commands.get("k"))).isNull();
+            }
+        }
+    }
+
+    /**
+     * The hazard the failover fault must cause, twice in a row (the killed server must have rejoined as a replica for
+     * the second): a key the master acknowledged while the replica lagged is missing on the promoted replica.
+     */
+    @Test
+    void aFailoverPromotesAReplicaWithoutTheWritesOfTheLagAndTheKilledServerRejoinsForTheNext() {
+        try (RedisNodes redis = RedisNodes.start(4); SentinelFailover group = SentinelFailover.start()) {
+            Faults faults = new Faults(redis.nodes(), group, List.of(), null, 2_000);
+            for (int round = 1; round <= 2; round++) {
+                RedisNode master = group.group().master();
+                String replicated = "before-" + round;
+                call(master, (commands) -> commands.set(replicated, "replicated"));
+                group.awaitReady(); // the replica has it too
+                String lagged = "lagged-" + round;
+                long start = System.nanoTime();
+                String detail = group.failOverLosingWrites(() -> call(master, (commands) -> commands.set(lagged, "acknowledged")));
+                long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                System.out.println("failover " + round + " in " + millis + " ms: " + detail);
+                RedisNode promoted = group.group().master();
+                assertThat(promoted).as("the replica was promoted").isNotSameAs(master);
+                assertThat(call(promoted, (commands) -> commands.get(replicated))).isEqualTo("replicated");
+                assertThat(call(promoted, (commands) -> commands.get(lagged))).as("what the master acknowledged in the lag").isNull();
+                assertThat(call(master, (commands) -> commands.info("replication"))).as("the killed server is a replica again")
+                    .contains("role:slave", "master_port:" + promoted.port());
+            }
+            faults.inject(FaultKind.FAILOVER, new Random(7));
+            assertThat(faults.injected().get(0).detail()).startsWith("nodes [").contains("cut off from the clients", "promoted");
+            for (RedisNode node : redis.nodes()) {
+                assertThat(call(node, (commands) -> commands.ping())).as("%s takes clients again", node).isEqualTo("PONG");
             }
         }
     }
