@@ -1,25 +1,13 @@
 package io.github.redlock.core;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodes;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,48 +102,16 @@ class RedlockLeastPrivilegeIntegrationTests {
      */
     private void assertNoCommandWasRefused() {
         for (RedisNode node : this.nodes.nodes()) {
-            assertThat(command(node, "ACL", "LOG")).as("ACL LOG of " + node).doesNotContain("reason, command")
+            assertThat(ServerCommands.aclLog(node)).as("ACL LOG of " + node).doesNotContain("reason, command")
                     .doesNotContain("reason, key").doesNotContain("reason, channel");
         }
     }
 
     /** Creates the user on a node with the README's line, its password replaced by the test's. */
     private static void createUser(RedisNode node) {
-        List<String> arguments = new ArrayList<>(aclLine());
+        List<String> arguments = new ArrayList<>(ServerCommands.aclLine());
         arguments.replaceAll((argument) -> argument.startsWith(">") ? ">" + PASSWORD : argument);
-        assertThat(command(node, arguments.toArray(String[]::new))).isEqualTo("OK");
-    }
-
-    /** The {@code ACL SETUSER} line of the README's production checklist, as arguments. */
-    static List<String> aclLine() {
-        try {
-            String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-            Matcher line = Pattern.compile("^ACL SETUSER .*$", Pattern.MULTILINE).matcher(readme);
-            assertThat(line.find()).as("the README publishes an ACL SETUSER line").isTrue();
-            return List.of(line.group().trim().split("\\s+"));
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("Cannot read the README", ex);
-        }
-    }
-
-    /** Sends a command as the default user and returns its reply as text (an array's elements joined by new lines). */
-    private static String command(RedisNode node, String... words) {
-        RedisClient client = RedisClient.create(node.uri());
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
-            for (int i = 1; i < words.length; i++) {
-                args.add(words[i]);
-            }
-            if (words[0].equals("ACL") && words[1].equals("LOG")) {
-                List<Object> entries = connection.sync().dispatch(CommandType.ACL, new io.lettuce.core.output.ArrayOutput<>(StringCodec.UTF8), args);
-                return entries.isEmpty() ? "" : entries.toString();
-            }
-            return connection.sync().dispatch(CommandType.valueOf(words[0]), new StatusOutput<>(StringCodec.UTF8), args);
-        }
-        finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-        }
+        assertThat(ServerCommands.call(node, arguments.toArray(String[]::new))).isEqualTo("OK");
     }
 
 }

@@ -8,12 +8,6 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodes;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.Test;
 
 import static io.github.redlock.core.TestSupport.awaitTrue;
@@ -78,11 +72,11 @@ class RedlockManagedServiceIntegrationTests {
 
     private static void waiterTakesTheLockAsAUserWithout(String refused) throws Exception {
         try (RedisNodes nodes = RedisNodes.start(3)) {
-            List<String> line = new ArrayList<>(RedlockLeastPrivilegeIntegrationTests.aclLine());
+            List<String> line = new ArrayList<>(ServerCommands.aclLine());
             assertThat(line.remove(refused)).as("the README's line allows " + refused).isTrue();
             line.replaceAll((argument) -> argument.startsWith(">") ? ">pw" : argument);
             for (RedisNode node : nodes.nodes()) {
-                assertThat(command(node, line.toArray(String[]::new))).isEqualTo("OK");
+                assertThat(ServerCommands.call(node, line.toArray(String[]::new))).isEqualTo("OK");
             }
             List<String> uris = nodes.nodes().stream().map((node) -> "redis://redlock:pw@" + node.hostAndPort()).toList();
             try (Redlock first = TestSupport.patientBuilder().nodes(uris).build(); Redlock second = TestSupport.patientBuilder().nodes(uris).build()) {
@@ -105,20 +99,6 @@ class RedlockManagedServiceIntegrationTests {
         System.arraycopy(first, 0, all, 0, first.length);
         System.arraycopy(second, 0, all, first.length, second.length);
         return all;
-    }
-
-    private static String command(RedisNode node, String... words) {
-        RedisClient client = RedisClient.create(node.uri());
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
-            for (int i = 1; i < words.length; i++) {
-                args.add(words[i]);
-            }
-            return connection.sync().dispatch(CommandType.valueOf(words[0]), new StatusOutput<>(StringCodec.UTF8), args);
-        }
-        finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-        }
     }
 
 }

@@ -1,19 +1,15 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
-import io.github.redlock.test.RedisNode;
-import io.github.redlock.test.TlsCertificates;
+import io.github.redlock.test.TlsNodesExtension;
 import io.lettuce.core.SslOptions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code rediss://} nodes with certificates from a private certificate authority, on real TLS servers: the builder's
@@ -23,36 +19,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class RedlockTlsIntegrationTests {
 
-    private static TlsCertificates certificates;
-
-    private static final List<RedisNode> nodes = new ArrayList<>();
-
-    @BeforeAll
-    static void startTlsNodes() {
-        assumeTrue(TlsCertificates.available(), "needs openssl to generate certificates");
-        certificates = TlsCertificates.generate();
-        try {
-            for (int i = 0; i < 3; i++) {
-                nodes.add(RedisNode.startTls(certificates));
-            }
-        }
-        catch (IllegalStateException ex) {
-            assumeTrue(false, "needs a redis-server built with TLS: " + ex.getMessage());
-        }
-    }
-
-    @AfterAll
-    static void stop() {
-        nodes.forEach(RedisNode::close);
-        nodes.clear();
-        if (certificates != null) {
-            certificates.close();
-        }
-    }
+    @RegisterExtension
+    static final TlsNodesExtension tls = TlsNodesExtension.of(3);
 
     @Test
     void locksWorkOverTlsWhenThePrivateAuthorityIsTrusted() {
-        SslOptions trusting = SslOptions.builder().jdkSslProvider().trustManager(certificates.authority().toFile()).build();
+        SslOptions trusting = SslOptions.builder().jdkSslProvider().trustManager(tls.certificates().authority().toFile()).build();
         try (Redlock first = Redlock.builder().nodes(tlsUris()).nodeTimeout(Duration.ofSeconds(2)).sslOptions(trusting).fencing(true).build();
                 Redlock second = Redlock.builder().nodes(tlsUris()).nodeTimeout(Duration.ofSeconds(2)).sslOptions(trusting).fencing(true).build()) {
             RedlockLease lease = first.acquire("tls:k", Duration.ofSeconds(10), Duration.ZERO);
@@ -66,11 +38,11 @@ class RedlockTlsIntegrationTests {
 
     @Test
     void aNodeSignedByAnAuthorityTheClientDoesNotTrustFailsTheBuildNamingTheNode() {
-        SslOptions other = SslOptions.builder().jdkSslProvider().trustManager(certificates.otherAuthority().toFile()).build();
+        SslOptions other = SslOptions.builder().jdkSslProvider().trustManager(tls.certificates().otherAuthority().toFile()).build();
         assertThatExceptionOfType(RedlockArgumentException.class)
                 .isThrownBy(() -> Redlock.builder().nodes(tlsUris()).nodeTimeout(Duration.ofSeconds(2)).sslOptions(other).build())
                 .satisfies((failure) -> assertThat(failure.getArgument()).isEqualTo("nodes"))
-                .withMessageContaining("nodes[0] (" + nodes.get(0).tlsUri().substring("rediss://".length()) + ") failed the TLS handshake")
+                .withMessageContaining("nodes[0] (" + tls.uris().get(0).substring("rediss://".length()) + ") failed the TLS handshake")
                 .withMessageContaining("certification path")
                 .withMessageContaining("trust the certificate authority");
     }
@@ -83,7 +55,7 @@ class RedlockTlsIntegrationTests {
     }
 
     private static List<String> tlsUris() {
-        return nodes.stream().map(RedisNode::tlsUri).toList();
+        return tls.uris();
     }
 
 }

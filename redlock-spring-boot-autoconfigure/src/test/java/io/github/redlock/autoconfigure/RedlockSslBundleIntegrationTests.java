@@ -1,20 +1,15 @@
 package io.github.redlock.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 import io.github.redlock.autoconfigure.health.RedlockHealthContributorAutoConfiguration;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.health.RedlockHealthIndicator;
-import io.github.redlock.test.RedisNode;
-import io.github.redlock.test.TlsCertificates;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.redlock.test.TlsNodesExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
@@ -23,7 +18,6 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code redlock.ssl.bundle} on real TLS servers whose certificates a private authority signed: with a PEM bundle that
@@ -32,41 +26,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class RedlockSslBundleIntegrationTests {
 
-    private static TlsCertificates certificates;
-
-    private static final List<RedisNode> nodes = new ArrayList<>();
-
-    @BeforeAll
-    static void startTlsNodes() {
-        assumeTrue(TlsCertificates.available(), "needs openssl to generate certificates");
-        certificates = TlsCertificates.generate();
-        try {
-            for (int i = 0; i < 3; i++) {
-                nodes.add(RedisNode.startTls(certificates));
-            }
-        }
-        catch (IllegalStateException ex) {
-            assumeTrue(false, "needs a redis-server built with TLS: " + ex.getMessage());
-        }
-    }
-
-    @AfterAll
-    static void stop() {
-        nodes.forEach(RedisNode::close);
-        nodes.clear();
-        if (certificates != null) {
-            certificates.close();
-        }
-    }
+    @RegisterExtension
+    static final TlsNodesExtension tls = TlsNodesExtension.of(3);
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RedlockAutoConfiguration.class,
                         RedlockHealthContributorAutoConfiguration.class))
-                .withPropertyValues("redlock.nodes=" + nodes.stream().map(RedisNode::tlsUri).collect(Collectors.joining(",")),
+                .withPropertyValues("redlock.nodes=" + String.join(",", tls.uris()),
                         "redlock.node-timeout=2s",
-                        "spring.ssl.bundle.pem.private-ca.truststore.certificate=file:" + certificates.authority(),
-                        "spring.ssl.bundle.pem.other-ca.truststore.certificate=file:" + certificates.otherAuthority());
+                        "spring.ssl.bundle.pem.private-ca.truststore.certificate=file:" + tls.certificates().authority(),
+                        "spring.ssl.bundle.pem.other-ca.truststore.certificate=file:" + tls.certificates().otherAuthority());
     }
 
     @Test
@@ -89,7 +59,7 @@ class RedlockSslBundleIntegrationTests {
         runner().withPropertyValues("redlock.ssl.bundle=other-ca").run((context) -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("failed the TLS handshake")
-                    .hasMessageContaining(nodes.get(0).tlsUri().substring("rediss://".length()))
+                    .hasMessageContaining(tls.uris().get(0).substring("rediss://".length()))
                     .hasMessageContaining("redlock.ssl.bundle");
         });
     }

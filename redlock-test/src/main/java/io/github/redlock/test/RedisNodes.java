@@ -51,6 +51,43 @@ public final class RedisNodes implements AutoCloseable {
     }
 
     /**
+     * Starts {@code count} nodes that serve TLS with the server certificate of {@code certificates}, as
+     * {@link RedisNode#startTls(TlsCertificates)} does, one after another.
+     * @param count how many nodes, at least 1
+     * @param certificates the certificates to serve
+     * @return the running nodes; {@link #tlsUris()} gives their {@code rediss://} URIs
+     * @throws IllegalArgumentException when {@code count} is below 1
+     * @throws IllegalStateException when a node does not start, e.g. a server built without TLS (nodes already
+     * started are stopped)
+     */
+    public static RedisNodes startTls(int count, TlsCertificates certificates) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1, was " + count);
+        }
+        List<RedisNode> started = new ArrayList<>(count);
+        try {
+            for (int i = 0; i < count; i++) {
+                started.add(RedisNode.startTls(certificates));
+            }
+            return new RedisNodes(started);
+        }
+        catch (RuntimeException ex) {
+            started.forEach(RedisNode::close);
+            throw ex;
+        }
+    }
+
+    /**
+     * Returns the TLS URIs of nodes started by {@link #startTls(int, TlsCertificates)}, in start order, e.g.
+     * {@code rediss://127.0.0.1:41235}.
+     * @return an unmodifiable list
+     * @throws IllegalStateException when the nodes serve no TLS
+     */
+    public List<String> tlsUris() {
+        return this.nodes.stream().map(RedisNode::tlsUri).toList();
+    }
+
+    /**
      * Returns how many nodes there are.
      * @return the node count
      */
