@@ -67,7 +67,9 @@ class RedlockLeastPrivilegeIntegrationTests {
             assertThat(both.release()).isTrue();
 
             first.acquire("acl:revoked", Duration.ofSeconds(10), Duration.ZERO);
-            assertThat(second.revoke("acl:revoked")).as("an operator's revoke frees it on every node").isEqualTo(3);
+            // Every node that holds it, at least a quorum (a node's SET may still be on its way when acquire returns).
+            assertThat(second.revoke("acl:revoked")).as("an operator's revoke frees it").isGreaterThanOrEqualTo(second.quorum());
+            assertThat(second.tryAcquire("acl:revoked", Duration.ofSeconds(10))).isPresent();
         }
         assertNoCommandWasRefused();
     }
