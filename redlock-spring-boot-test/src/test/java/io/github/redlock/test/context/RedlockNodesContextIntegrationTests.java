@@ -118,7 +118,8 @@ class RedlockNodesContextIntegrationTests {
     }
 
     private static boolean isRedisServer(ProcessHandle process) {
-        return process.isAlive() && process.info().command().orElse("").contains("redis");
+        String command = process.info().command().orElse("");
+        return process.isAlive() && (command.contains("redis") || command.contains("valkey"));
     }
 
     @SpringBootTest
