@@ -23,6 +23,7 @@ import io.github.redlock.core.internal.node.NodeConnections;
 import io.github.redlock.core.internal.node.NodeVote;
 import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.node.RedisNodeClient;
+import io.github.redlock.core.internal.script.ClusterKeys;
 import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.support.Durations;
 import io.github.redlock.core.internal.support.Futures;
@@ -63,6 +64,9 @@ public final class Redlock implements AutoCloseable {
 
     private final String keyPrefix;
 
+    /** Whether a node is a Redis Cluster, where lock names must let their companion keys share their hash slot. */
+    private final boolean clusterNodes;
+
     private final NodeConnections connections;
 
     private final RestartGuard restartGuard;
@@ -85,6 +89,7 @@ public final class Redlock implements AutoCloseable {
         this.observations = parts.observations();
         this.nodes = parts.nodes();
         this.keyPrefix = parts.keyPrefix();
+        this.clusterNodes = Arrays.stream(parts.nodes()).anyMatch(RedisNodeClient::isCluster);
         this.connections = parts.connections();
         this.restartGuard = parts.restartGuard();
         this.revocation = parts.revocation();
@@ -618,6 +623,14 @@ public final class Redlock implements AutoCloseable {
         long waitNanos = Durations.waitNanos(waitTime);
         if (this.closed) {
             throw InFlight.closed();
+        }
+        if (this.clusterNodes) {
+            for (String key : (lock.keys() != null) ? lock.keys() : List.of(lock.key())) {
+                String unplaceable = ClusterKeys.unplaceable(this.keyPrefix + key);
+                if (unplaceable != null) {
+                    throw new RedlockArgumentException("key", "key " + unplaceable);
+                }
+            }
         }
         if (this.observations != null) {
             return this.observations.acquire(lock.type(), lock.key(), ttlMillis, () -> acquire(lock, ttlMillis, waitNanos));

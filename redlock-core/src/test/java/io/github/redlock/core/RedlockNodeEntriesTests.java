@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests the node entries the builder refuses before it connects anywhere: a Sentinel node without its master name,
- * a Redis Cluster (not supported as a node yet), one Sentinel group listed twice.
+ * a Redis Cluster entry without ports, or with fencing on (not supported yet), one group or cluster listed twice.
  */
 class RedlockNodeEntriesTests {
 
@@ -19,10 +19,29 @@ class RedlockNodeEntriesTests {
     }
 
     @Test
-    void aClusterNodeIsRefusedAsNotSupportedYet() {
+    void aClusterSeedWithoutAPortIsRefusedWithTheFormToWriteAndNoPassword() {
         assertThatExceptionOfType(RedlockArgumentException.class)
-                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis-cluster://127.0.0.1:7000").build())
-                .withMessageContaining("nodes[2] 'redis-cluster://127.0.0.1:7000' is a Redis Cluster, which is not supported as a node yet");
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002",
+                        "redis-cluster://:s3cret@127.0.0.1:7000,127.0.0.1").build())
+                .withMessageContaining("nodes[2] 'redis-cluster://****@127.0.0.1:7000,127.0.0.1' is not a valid Redis Cluster entry")
+                .withMessageContaining("a seed node is not host:port: '127.0.0.1'")
+                .withMessageContaining("redis-cluster://host:port,host:port").withMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void fencingWithAClusterNodeIsRefusedAsNotSupportedYet() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis-cluster://127.0.0.1:7000")
+                        .fencing(true).build())
+                .withMessageContaining("fencing tokens are not supported yet with Redis Cluster nodes");
+    }
+
+    @Test
+    void twoEntriesOfOneClusterAreRefused() {
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis-cluster://127.0.0.1:7000,127.0.0.1:7002",
+                        "redis-cluster://127.0.0.1:7003,127.0.0.1:7002").build())
+                .withMessageContaining("nodes lists 127.0.0.1:7002 twice");
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockArgumentException;
 import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.core.internal.support.ClusterUri;
 import io.github.redlock.core.internal.support.Uris;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.RedisCredentialsProvider;
@@ -106,6 +107,10 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
             @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
             @Nullable RedlockObservationConvention observationConvention) {
         List<RedisURI> uris = parseNodes(nodes);
+        if (fencing && uris.stream().anyMatch(ClusterUri.class::isInstance)) {
+            throw new RedlockArgumentException("fencing", "fencing tokens are not supported yet with Redis Cluster nodes (redis-cluster://): "
+                    + "turn fencing off, or list standalone masters and Sentinel groups");
+        }
         if (credentials != null) {
             uris.forEach((uri) -> uri.setCredentialsProvider(credentials)); // Lettuce asks it at every (re)connection
         }
@@ -151,10 +156,13 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < nodes.size(); i++) {
             RedisURI uri = parseNode(i, nodes.get(i));
-            String address = Uris.nodeName(uri);
-            if (!seen.add(address)) {
-                throw new RedlockArgumentException("nodes", "nodes lists " + address + " twice; Redlock needs N independent "
-                        + "masters, each listed once");
+            List<String> addresses = (uri instanceof ClusterUri cluster)
+                    ? cluster.seeds().stream().map((seed) -> seed.getHost() + ":" + seed.getPort()).toList() : List.of(Uris.nodeName(uri));
+            for (String address : addresses) {
+                if (!seen.add(address)) {
+                    throw new RedlockArgumentException("nodes", "nodes lists " + address + " twice; Redlock needs N independent "
+                            + "masters, each listed once (a Redis Cluster counts as one node: list it once, with its seed nodes)");
+                }
             }
             uris.add(uri);
         }
@@ -169,9 +177,18 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         }
         String trimmed = node.trim();
         if (trimmed.startsWith("redis-cluster://") || trimmed.startsWith("rediss-cluster://")) {
-            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is a Redis Cluster, which is not "
-                    + "supported as a node yet; list standalone masters (redis://host:port) or Sentinel groups "
-                    + "(redis-sentinel://host:port,host:port#master-name)");
+            try {
+                ClusterUri cluster = ClusterUri.parse(trimmed);
+                // No CLIENT SETINFO in the handshake, as for the other entries (below).
+                cluster.setLibraryName("");
+                cluster.setLibraryVersion("");
+                return cluster;
+            }
+            catch (RuntimeException ex) {
+                throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a valid Redis Cluster entry ("
+                        + Uris.masked(String.valueOf(ex.getMessage())) + "); write redis-cluster://host:port,host:port with the "
+                        + "cluster's seed nodes");
+            }
         }
         boolean sentinel = trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://");
         if (!sentinel && !trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {

@@ -170,9 +170,9 @@ public final class RestartGuard implements AutoCloseable {
         if (node.vote().current().epoch() != epoch) {
             return CompletableFuture.completedFuture(null); // answered before a disconnect: the next check decides
         }
-        if (!info.master() && node.isSentinel()) {
-            // The sentinels named a replica: a failover runs, or this answer predates it. It stays unchecked (no vote)
-            // and asks the sentinels again shortly.
+        if (!info.master() && (node.isSentinel() || node.isCluster())) {
+            // The sentinels named a replica (or a cluster's view names one as a master): a failover runs, or this answer
+            // predates it. It stays unchecked (no vote) and asks the sentinels (reads the view) again shortly.
             this.scheduler.schedule(() -> node.followMaster("the server the sentinels named answers as a replica"), 1, TimeUnit.SECONDS);
             return CompletableFuture.completedFuture(null);
         }
@@ -282,7 +282,7 @@ public final class RestartGuard implements AutoCloseable {
             return "a replica, not a master: Redlock needs independent masters";
         }
         for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && info.runId().equals(this.nodes[j].vote().seenRunId())) {
+            if (j != index && sharesServer(info.runId(), this.nodes[j].vote().seenRunId())) {
                 if (j < index) {
                     return "the same server as " + this.nodes[j].name() + " (run_id " + info.runId() + "), listed twice";
                 }
@@ -293,6 +293,30 @@ public final class RestartGuard implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether two nodes' {@code run_id}s name a server process in common: a cluster node's is the {@code run_id}s of its
+     * masters joined by {@code +}, so a master of it listed again as a node of its own, or in a second entry of the same
+     * cluster, is found.
+     */
+    static boolean sharesServer(String runId, @Nullable String other) {
+        if (other == null) {
+            return false;
+        }
+        if (runId.equals(other)) {
+            return true;
+        }
+        if (runId.indexOf('+') < 0 && other.indexOf('+') < 0) {
+            return false;
+        }
+        java.util.Set<String> servers = new java.util.HashSet<>(java.util.Arrays.asList(runId.split("\\+")));
+        for (String server : other.split("\\+")) {
+            if (servers.contains(server)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void exclude(RedisNodeClient node, long epoch, String reason) {

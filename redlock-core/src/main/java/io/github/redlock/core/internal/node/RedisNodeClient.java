@@ -10,7 +10,9 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import io.github.redlock.core.NodeConnector;
+import io.github.redlock.core.internal.script.ClusterKeys;
 import io.github.redlock.core.internal.script.LuaScript;
+import io.github.redlock.core.internal.support.ClusterUri;
 import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
@@ -49,7 +51,11 @@ public final class RedisNodeClient {
 
     private final EventExecutorGroup scheduler;
 
+    /** The connection to the node's server (or a Sentinel group's master); for a cluster node, the one to its first seed, unused. */
     private final NodeConnection link;
+
+    /** For a Redis Cluster node, its masters and the connection to each; null otherwise. */
+    private final @Nullable ClusterShards cluster;
 
     /** Commands sent and not yet answered: grows while the node is frozen. */
     private final AtomicInteger awaitingReply = new AtomicInteger();
@@ -79,6 +85,7 @@ public final class RedisNodeClient {
         this.owed = new OwedReleases(this.name);
         this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
         this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler, this::followFailover) : null;
+        this.cluster = (uri instanceof ClusterUri clusterUri) ? new ClusterShards(connector, clusterUri, scheduler, this::ready, this::down) : null;
     }
 
     /** The node as lock errors name it: {@code host:port}, or {@code name@sentinels} for a Sentinel group. */
@@ -86,14 +93,31 @@ public final class RedisNodeClient {
         return this.name;
     }
 
-    /** Whether the node's connection is up now. */
+    /** Whether the node's connection is up now (a cluster node's: the connection to each of its masters). */
     public boolean isConnected() {
-        return this.link.isConnected();
+        return (this.cluster != null) ? this.cluster.isConnected() : this.link.isConnected();
     }
 
     /** Why the node is not connected (e.g. its last connection attempt's failure, cause by cause), while it is not. */
     public String notConnectedReason() {
-        return this.link.notConnected().reason();
+        return notConnected().reason();
+    }
+
+    private NodeReply notConnected() {
+        return (this.cluster != null) ? this.cluster.notConnected() : this.link.notConnected();
+    }
+
+    /**
+     * The connection that a command on these keys goes to: the node's, or for a cluster node the one to the master that
+     * serves the first key's slot (null when none does).
+     */
+    private @Nullable NodeConnection route(byte[] key) {
+        return (this.cluster != null) ? this.cluster.route(key) : this.link;
+    }
+
+    /** The keys as the node stores them: a cluster node's companion keys are tagged into their lock's slot. */
+    private byte[][] placed(byte[][] keys) {
+        return (this.cluster != null) ? ClusterKeys.place(keys) : keys;
     }
 
     /**
@@ -102,7 +126,7 @@ public final class RedisNodeClient {
      * node down, a refused password) are not certificate problems.
      */
     public @Nullable String certificateProblem() {
-        Throwable failure = this.link.lastFailure();
+        Throwable failure = (this.cluster != null) ? this.cluster.lastFailure() : this.link.lastFailure();
         if (failure == null) {
             return null;
         }
@@ -121,7 +145,10 @@ public final class RedisNodeClient {
      * A Sentinel node's address is its master's, which changes: its reconnections say only that they are reconnecting.
      */
     void reconnectFailed(@Nullable SocketAddress remote, @Nullable Throwable cause) {
-        if (cause != null && remote instanceof InetSocketAddress address && this.sentinels == null && !isConnected()
+        if (this.cluster != null && cause != null) {
+            this.cluster.reconnectFailed(remote, cause);
+        }
+        else if (cause != null && remote instanceof InetSocketAddress address && this.sentinels == null && !isConnected()
                 && address.getPort() == this.uri.getPort() && address.getHostString().equals(this.uri.getHost())) {
             this.link.reconnectFailed(cause);
         }
@@ -135,6 +162,11 @@ public final class RedisNodeClient {
     /** Whether the node may vote, and its {@code run_id}. */
     public NodeVote vote() {
         return this.vote;
+    }
+
+    /** Whether the node is a Redis Cluster, whose masters may change. */
+    public boolean isCluster() {
+        return this.cluster != null;
     }
 
     /** Whether the node is a Sentinel group, whose master may change. */
@@ -151,6 +183,9 @@ public final class RedisNodeClient {
     public void followMaster(String reason) {
         if (this.sentinels != null) {
             this.link.reconnect(reason);
+        }
+        else if (this.cluster != null) {
+            this.cluster.rediscover(reason);
         }
     }
 
@@ -182,9 +217,20 @@ public final class RedisNodeClient {
         this.scheduler.schedule(() -> followUntilChanged(before, attemptsLeft - 1), FOLLOW_RETRY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** A reply that says the server answering is a replica now: a Sentinel node's master was replaced. */
+    /**
+     * A reply that says the server answering is a replica now (a Sentinel node's master was replaced), or that a cluster
+     * node's view is stale (a failover, slots moved): the node follows.
+     */
     private void noteFailure(@Nullable Throwable failure) {
         Throwable cause = unwrap(failure);
+        if (this.cluster != null && cause != null) {
+            String message = String.valueOf(cause.getMessage());
+            if (message.startsWith("MOVED") || message.startsWith("ASK") || message.startsWith("CLUSTERDOWN")
+                    || message.contains("READONLY") || message.contains("TRYAGAIN")) {
+                this.cluster.rediscover("a master answered " + message);
+            }
+            return;
+        }
         // A script's write refused on a replica may come wrapped in a script error (Redis before 7).
         if (this.sentinels != null && cause != null && (cause instanceof RedisReadOnlyException
                 || String.valueOf(cause.getMessage()).contains("READONLY"))) {
@@ -208,6 +254,9 @@ public final class RedisNodeClient {
      * every write before answering ({@code CONFIG GET}; false where {@code CONFIG} is disabled).
      */
     public CompletableFuture<ServerInfo> serverInfo() {
+        if (this.cluster != null) {
+            return this.cluster.serverInfo();
+        }
         return onConnection((async) -> {
             CompletableFuture<String> server = async.info("server").toCompletableFuture();
             CompletableFuture<String> replication = async.info("replication").toCompletableFuture();
@@ -223,22 +272,35 @@ public final class RedisNodeClient {
 
     /** Reads the node's {@code run_id} ({@code INFO server} alone): which server process answers on this connection. */
     public CompletableFuture<String> runId() {
+        if (this.cluster != null) {
+            return this.cluster.serverInfo().thenApply(ServerInfo::runId);
+        }
         return onConnection((async) -> async.info("server").toCompletableFuture().thenApply((info) -> ServerInfo.parse(info, false).runId()));
     }
 
     /** Runs a script that is called seldom, by its body, and returns its reply. */
     public CompletableFuture<Object> call(LuaScript script, byte[][] keys, byte[]... args) {
-        return onConnection((async) -> async.<Object>eval(script.body(), ScriptOutputType.MULTI, keys, args).toCompletableFuture());
+        byte[][] placed = placed(keys);
+        return onConnection(route(placed[0]), (async) -> async.<Object>eval(script.body(), ScriptOutputType.MULTI, placed, args)
+                .toCompletableFuture());
     }
 
     /** Runs a script that is called seldom and answers a value (null for Lua's false), by its body, and returns its reply. */
     public CompletableFuture<byte[]> callForValue(LuaScript script, byte[][] keys, byte[]... args) {
-        return onConnection((async) -> async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, keys, args).toCompletableFuture());
+        byte[][] placed = placed(keys);
+        return onConnection(route(placed[0]), (async) -> async.<byte[]>eval(script.body(), ScriptOutputType.VALUE, placed, args)
+                .toCompletableFuture());
     }
 
-    /** Runs a seldom command on the connection, or fails with "not connected" while there is none. */
+    /** Runs a seldom command on the node's connection, or fails with "not connected" while there is none. */
     private <T> CompletableFuture<T> onConnection(Function<RedisAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        return onConnection(this.link, command);
+    }
+
+    /** Runs a seldom command on a connection of the node, or fails with "not connected" while there is none. */
+    private <T> CompletableFuture<T> onConnection(@Nullable NodeConnection connection,
+            Function<RedisAsyncCommands<byte[], byte[]>, CompletableFuture<T>> command) {
+        RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
         if (async == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
         }
@@ -250,6 +312,9 @@ public final class RedisNodeClient {
      * @return a future completed after the first attempt, whether it succeeded or not
      */
     CompletableFuture<Void> connect() {
+        if (this.cluster != null) {
+            return this.cluster.connect();
+        }
         if (this.sentinels != null) {
             this.sentinels.start();
         }
@@ -260,12 +325,13 @@ public final class RedisNodeClient {
      * Sends {@code SET key token NX PX ttl} and records whether the node set it.
      */
     public void setIfAbsent(byte[] key, byte[] token, long ttlMillis, QuorumCall call, int index) {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
+        long epoch = this.vote.current().epoch(); // before the vote is read, and before the route: see acrossReconnect
+        NodeConnection connection = route(key);
+        RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
         if (async == null) {
-            call.record(index, this.link.notConnected());
+            call.record(index, notConnected());
             return;
         }
-        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
         if (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index)) {
             return;
         }
@@ -297,7 +363,7 @@ public final class RedisNodeClient {
      */
     public void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
         long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
-        if (this.link.commands() != null && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
+        if (connected(keys) && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
             return;
         }
         send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
@@ -309,7 +375,7 @@ public final class RedisNodeClient {
      * node's queue keeps room for every release.
      */
     public void extend(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        if (this.link.commands() != null && refusedAsUnresponsive(call, index)) {
+        if (connected(keys) && refusedAsUnresponsive(call, index)) {
             return;
         }
         send(script, keys, args, call, index, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
@@ -342,20 +408,22 @@ public final class RedisNodeClient {
      * releases instead (reply 2): a yes for the release, a no for the handoff.
      */
     public void handOver(byte[][] keys, byte[][] args, QuorumCall handoff, QuorumCall release, int index, OwedReleases.Release plain) {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
-        if (async == null) {
-            NodeReply notConnected = this.link.notConnected();
+        long epoch = this.vote.current().epoch(); // before the vote is read, and before the route: see acrossReconnect
+        byte[][] placed = placed(keys);
+        NodeConnection connection = route(placed[0]);
+        RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
+        if (connection == null || async == null) {
+            NodeReply notConnected = notConnected();
             handoff.record(index, notConnected);
             owe(plain);
             release.record(index, notConnected);
             return;
         }
-        long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
         if (refusedAsNotVoting(handoff, index) || refusedAsUnresponsive(handoff, index)) {
             release(plain.script(), plain.keys(), plain.args(), release, index, plain.untilNanos());
             return;
         }
-        send(async, LuaScript.HANDOFF, keys, args, (reply, failure) -> {
+        send(connection, async, LuaScript.HANDOFF, placed, args, (reply, failure) -> {
             NodeReply result = scriptReply(reply, failure);
             if (notDelivered(result)) {
                 owe(plain);
@@ -364,6 +432,12 @@ public final class RedisNodeClient {
             release.record(index, (failure == null && reply != null && reply == 2L) ? NodeReply.GRANTED : result);
             handoff.record(index, acrossReconnect(epoch, result));
         });
+    }
+
+    /** Whether the connection that a command on these keys goes to is open. */
+    private boolean connected(byte[][] keys) {
+        NodeConnection connection = route(placed(keys)[0]);
+        return connection != null && connection.commands() != null;
     }
 
     /** Whether a release did not reach the node: rejected before sending, or cut off by a dropped connection. */
@@ -411,20 +485,23 @@ public final class RedisNodeClient {
      * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
      */
     private void send(LuaScript script, byte[][] keys, byte[][] args, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
-        RedisAsyncCommands<byte[], byte[]> async = this.link.commands();
-        if (async == null) {
+        byte[][] placed = placed(keys);
+        NodeConnection connection = route(placed[0]);
+        RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
+        if (connection == null || async == null) {
             if (call != null) {
-                call.record(index, this.link.notConnected());
+                call.record(index, notConnected());
             }
             return;
         }
-        send(async, script, keys, args, done);
+        send(connection, async, script, placed, args, done);
     }
 
-    /** Runs a script on the given commands of this node's connection, as {@link #send(LuaScript, byte[][], byte[][], QuorumCall, int, BiConsumer)}. */
-    private void send(RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args, BiConsumer<Long, Throwable> done) {
+    /** Runs a script on the given commands of one of this node's connections, as {@link #send(LuaScript, byte[][], byte[][], QuorumCall, int, BiConsumer)}. */
+    private void send(NodeConnection connection, RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args,
+            BiConsumer<Long, Throwable> done) {
         this.awaitingReply.incrementAndGet();
-        if (!this.link.scriptsLoaded()) {
+        if (!connection.scriptsLoaded()) {
             async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
                 this.awaitingReply.decrementAndGet();
                 noteFailure(failure);
@@ -452,7 +529,7 @@ public final class RedisNodeClient {
 
     /** Keeps a release that could not be sent, to send when the node is back. */
     private void owe(OwedReleases.Release release) {
-        if (!this.link.isClosed() && this.owed.owe(release) && this.link.scriptsLoaded() && isConnected()
+        if (!this.link.isClosed() && this.owed.owe(release) && (this.cluster != null || this.link.scriptsLoaded()) && isConnected()
                 && this.resendPending.compareAndSet(false, true)) {
             // Connected again meanwhile (or the node refused for its queue): try again shortly, off this call's
             // thread, with one pending resend per node however many releases are owed.
@@ -498,7 +575,7 @@ public final class RedisNodeClient {
      * @return a future completed when the connection is closed
      */
     CompletableFuture<Void> close() {
-        CompletableFuture<Void> closed = this.link.close();
+        CompletableFuture<Void> closed = (this.cluster != null) ? CompletableFuture.allOf(this.link.close(), this.cluster.close()) : this.link.close();
         this.owed.clear();
         return (this.sentinels != null) ? CompletableFuture.allOf(closed, this.sentinels.close()) : closed;
     }

@@ -24,11 +24,15 @@ public final class Uris {
 
     /**
      * How lock errors, statuses, logs and the restart records name a node: {@code host:port} (or the socket path); a
-     * Sentinel group by its master name and its sentinels, {@code name@host:port,host:port}. Never with a password.
+     * Sentinel group by its master name and its sentinels, {@code name@host:port,host:port}; a Redis Cluster by its seed
+     * nodes, {@code cluster@host:port,host:port}. Never with a password.
      * @param uri the node's URI
      * @return its name
      */
     public static String nodeName(RedisURI uri) {
+        if (uri instanceof ClusterUri cluster) {
+            return cluster.name();
+        }
         if (isSentinel(uri)) {
             StringJoiner sentinels = new StringJoiner(",", uri.getSentinelMasterId() + "@", "");
             uri.getSentinels().forEach((sentinel) -> sentinels.add(sentinel.getHost() + ":" + sentinel.getPort()));

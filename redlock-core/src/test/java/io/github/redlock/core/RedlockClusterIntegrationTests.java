@@ -1,0 +1,169 @@
+package io.github.redlock.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.test.Poll;
+import io.github.redlock.test.RedisCluster;
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A Redis Cluster as one of three nodes (two standalone masters beside it), on real processes: three masters that
+ * share the hash slots. Locks spread over the cluster's masters; every kind of lock works, its companion keys placed
+ * in its key's slot; waiters are woken by releases published through the cluster.
+ */
+class RedlockClusterIntegrationTests {
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(2);
+
+    private static RedisCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    @Test
+    void aClusterNodeVotesBesideStandaloneMastersAndSpreadsLocksOverItsMasters() {
+        try (Redlock redlock = redlock(); Redlock other = redlock()) {
+            String name = clusterNodeName();
+            assertThat(redlock.nodeStatuses().get(name).state()).isEqualTo(NodeStatus.State.UP);
+            Set<RedisNode> holders = new HashSet<>();
+            for (int i = 0; i < 12; i++) {
+                String key = "spread-" + i;
+                RedlockLease lease = redlock.acquire(key, Duration.ofSeconds(10), Duration.ZERO);
+                RedisNode master = cluster.masterOf("redlock:" + key);
+                try (NodeInspector inspector = new NodeInspector(List.of(master.uri()))) {
+                    awaitTrue(Duration.ofSeconds(5), () -> lease.token().equals(inspector.get(0, "redlock:" + key)));
+                }
+                holders.add(master);
+                redis.node(0).cutOff(); // the cluster's vote is needed for a quorum now
+                try {
+                    assertThat(other.tryAcquire(key, Duration.ofSeconds(10))).isEmpty();
+                    assertThat(lease.release()).isTrue();
+                    assertThat(other.tryAcquire(key, Duration.ofSeconds(10))).hasValueSatisfying((second) -> assertThat(second.release()).isTrue());
+                }
+                finally {
+                    redis.node(0).heal();
+                }
+            }
+            assertThat(holders).as("the locks landed on several of the cluster's masters").hasSizeGreaterThan(1);
+        }
+    }
+
+    @Test
+    void readWriteLocksPlaceTheirPartsInTheirKeysSlot() {
+        try (Redlock redlock = redlock(); Redlock other = redlock()) {
+            redis.node(0).cutOff();
+            try {
+                RedlockLease read = redlock.acquireRead("report", Duration.ofSeconds(10), Duration.ZERO);
+                RedlockLease secondRead = other.acquireRead("report", Duration.ofSeconds(10), Duration.ZERO);
+                assertThat(other.tryAcquireWrite("report", Duration.ofSeconds(10))).isEmpty();
+                RedisNode master = cluster.masterOf("redlock:report");
+                try (NodeInspector inspector = new NodeInspector(List.of(master.uri()))) {
+                    assertThat(inspector.keys(0, "{redlock:report}*")).as("the parts, tagged into the slot of redlock:report")
+                            .isNotEmpty();
+                }
+                assertThat(read.release()).isTrue();
+                assertThat(secondRead.release()).isTrue();
+                assertThat(other.tryAcquireWrite("report", Duration.ofSeconds(10))).hasValueSatisfying((write) -> {
+                    assertThat(redlock.tryAcquireRead("report", Duration.ofSeconds(10))).isEmpty();
+                    assertThat(write.release()).isTrue();
+                });
+            }
+            finally {
+                redis.node(0).heal();
+            }
+        }
+    }
+
+    @Test
+    void aWaiterIsWokenByTheReleaseThroughTheCluster() throws Exception {
+        try (Redlock redlock = redlock(); Redlock other = redlock()) {
+            redis.node(0).cutOff();
+            try {
+                RedlockLease held = redlock.acquire("queue", Duration.ofSeconds(30), Duration.ZERO);
+                CompletableFuture<RedlockLease> waiter = other.acquireAsync("queue", Duration.ofSeconds(30), Duration.ofSeconds(25));
+                Thread.sleep(300); // the waiter was refused once and waits
+                long released = System.nanoTime();
+                assertThat(held.release()).isTrue();
+                RedlockLease next = waiter.get(20, TimeUnit.SECONDS);
+                assertThat(Duration.ofNanos(System.nanoTime() - released)).as("woken by the release, long before the 30 s ttl")
+                        .isLessThan(Duration.ofSeconds(10));
+                assertThat(next.release()).isTrue();
+            }
+            finally {
+                redis.node(0).heal();
+            }
+        }
+    }
+
+    @Test
+    void aNameWithACloseBraceButNoHashTagIsRefusedWithWhy() {
+        try (Redlock redlock = redlock()) {
+            assertThatExceptionOfType(RedlockArgumentException.class).isThrownBy(() -> redlock.tryAcquire("a}b", Duration.ofSeconds(1)))
+                    .withMessageContaining("'redlock:a}b' holds '}' but no hash tag");
+            // With a hash tag of its own, a name with braces is placed as it is.
+            Optional<RedlockLease> tagged = redlock.tryAcquireWrite("{order}:7}", Duration.ofSeconds(5));
+            assertThat(tagged).hasValueSatisfying((lease) -> assertThat(lease.release()).isTrue());
+        }
+    }
+
+    @Test
+    void aMultiKeyLockInOneSlotIsGranted() {
+        try (Redlock redlock = redlock(); Redlock other = redlock()) {
+            RedlockLease both = redlock.acquire(List.of("{cart:9}:items", "{cart:9}:total"), Duration.ofSeconds(10), Duration.ZERO);
+            redis.node(0).cutOff();
+            try {
+                assertThat(other.tryAcquire("{cart:9}:total", Duration.ofSeconds(10))).isEmpty();
+                assertThat(both.release()).isTrue();
+                assertThat(other.tryAcquire("{cart:9}:total", Duration.ofSeconds(10))).hasValueSatisfying((lease) -> assertThat(lease.release()).isTrue());
+            }
+            finally {
+                redis.node(0).heal();
+            }
+        }
+    }
+
+    @Test
+    void theSameClusterListedTwiceOrBesideOneOfItsServersIsRefused() {
+        String seed = cluster.masters().get(0).hostAndPort();
+        assertThatExceptionOfType(RedlockArgumentException.class)
+                .isThrownBy(() -> Redlock.builder().nodes("redis://" + seed, redis.node(0).uri(), cluster.uri()).build())
+                .withMessageContaining("nodes lists " + seed + " twice");
+    }
+
+    private static String clusterNodeName() {
+        return "cluster@" + String.join(",", cluster.nodes().stream().map(RedisNode::hostAndPort).toList());
+    }
+
+    private static Redlock redlock() {
+        return TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), cluster.uri()).build();
+    }
+
+    static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+}
