@@ -2,11 +2,15 @@ package io.github.redlock.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.Poll;
@@ -25,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * A Redis Cluster as one of three nodes (two standalone masters beside it), on real processes: three masters that
  * share the hash slots. Locks spread over the cluster's masters; every kind of lock works, its companion keys placed
- * in its key's slot; waiters are woken by releases published through the cluster.
+ * in its key's slot; fencing tokens come from a counter per lock; waiters are woken by releases published through
+ * the cluster.
  */
 class RedlockClusterIntegrationTests {
 
@@ -147,6 +152,43 @@ class RedlockClusterIntegrationTests {
     }
 
     @Test
+    void aMultiKeyLockAcrossSlotsIsGrantedOnlyWhenEverySlotGroupGrantsAndPartialGrantsAreReleased() {
+        List<String> keys = List.of("basket-1", "basket-2", "basket-3", "basket-4", "basket-5", "basket-6");
+        assertThat(keys.stream().map((key) -> cluster.masterOf("redlock:" + key)).distinct().count())
+                .as("the keys are served by several masters").isGreaterThan(1);
+        try (Redlock redlock = redlock(); Redlock other = redlock(); Redlock fenced = fenced()) {
+            redis.node(0).cutOff(); // the cluster's vote is needed for a quorum now
+            try {
+                RedlockLease all = redlock.acquire(keys, Duration.ofSeconds(10), Duration.ZERO);
+                assertThat(other.tryAcquire("basket-4", Duration.ofSeconds(10))).isEmpty();
+                assertThat(all.extend(Duration.ofSeconds(20))).isTrue();
+                assertThat(all.release()).isTrue();
+                // One key held by another client: the groups of the other keys granted, and are released at once.
+                RedlockLease one = other.acquire("basket-4", Duration.ofSeconds(10), Duration.ZERO);
+                assertThat(redlock.tryAcquire(keys, Duration.ofSeconds(10))).isEmpty();
+                for (String key : keys) {
+                    if (!key.equals("basket-4")) {
+                        try (NodeInspector master = new NodeInspector(List.of(cluster.masterOf("redlock:" + key).uri()))) {
+                            awaitTrue(Duration.ofSeconds(5), () -> master.get(0, "redlock:" + key) == null);
+                        }
+                    }
+                }
+                assertThat(one.release()).isTrue();
+                long previous = 0;
+                for (int i = 0; i < 10; i++) {
+                    try (RedlockLease lease = fenced.acquire(keys, Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+                        assertThat(lease.fencingToken()).isGreaterThan(previous);
+                        previous = lease.fencingToken();
+                    }
+                }
+            }
+            finally {
+                redis.node(0).heal();
+            }
+        }
+    }
+
+    @Test
     void theSameClusterListedTwiceOrBesideOneOfItsServersIsRefused() {
         String seed = cluster.masters().get(0).hostAndPort();
         assertThatExceptionOfType(RedlockArgumentException.class)
@@ -154,8 +196,101 @@ class RedlockClusterIntegrationTests {
                 .withMessageContaining("nodes lists " + seed + " twice");
     }
 
+    @Test
+    void fencedLeasesOfEveryKindGetStrictlyIncreasingTokensFromALockCounterInTheKeysSlot() {
+        try (Redlock fenced = fenced()) {
+            long previous = 0;
+            long lastOfJob = 0;
+            for (int i = 0; i < 60; i++) {
+                RedlockLease lease = switch (i % 3) {
+                    case 0 -> fenced.acquire("job", Duration.ofSeconds(5), Duration.ZERO);
+                    case 1 -> fenced.acquireWrite("job", Duration.ofSeconds(5), Duration.ZERO);
+                    default -> fenced.acquire(List.of("{job}:a", "{job}:b"), Duration.ofSeconds(5), Duration.ZERO);
+                };
+                assertThat(lease.fencingToken()).isGreaterThan(previous);
+                previous = lease.fencingToken();
+                if (i % 3 != 2) {
+                    lastOfJob = previous; // the multi-key lock's keys have a tag of their own: another slot, another counter
+                }
+                assertThat(lease.release()).isTrue();
+            }
+            RedisNode master = cluster.masterOf("redlock:job");
+            try (NodeInspector inspector = new NodeInspector(List.of(master.uri()))) {
+                String counter = "{redlock:job}\u00FFfence";
+                assertThat(Long.parseLong(inspector.get(0, counter))).isGreaterThanOrEqualTo(lastOfJob);
+                assertThat(inspector.pttl(0, counter)).as("kept 10 minutes from its last raise").isBetween(1L, 600_000L);
+                assertThat(inspector.get(0, "{redlock:}\u00FFfencing-counter")).as("no node-wide counter").isNull();
+            }
+        }
+    }
+
+    @Test
+    void contendedFencedLeasesGetTokensThatIncreaseInGrantOrder() throws Exception {
+        try (Redlock fenced = fenced()) {
+            List<Long> granted = new ArrayList<>(); // appended while the lock is held: in grant order
+            ExecutorService threads = Executors.newFixedThreadPool(6);
+            CountDownLatch done = new CountDownLatch(6);
+            for (int t = 0; t < 6; t++) {
+                threads.execute(() -> {
+                    try {
+                        for (int i = 0; i < 10; i++) {
+                            try (RedlockLease lease = fenced.acquire("hot", Duration.ofSeconds(5), Duration.ofSeconds(20))) {
+                                synchronized (granted) {
+                                    granted.add(lease.fencingToken());
+                                }
+                            }
+                        }
+                    }
+                    finally {
+                        done.countDown();
+                    }
+                });
+            }
+            assertThat(done.await(120, TimeUnit.SECONDS)).isTrue();
+            threads.shutdown();
+            assertThat(granted).hasSize(60).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+        }
+    }
+
+    /**
+     * Two leases whose quorums share only the cluster node, which lost the lock's counter in between (a failover or a
+     * restart empties it, as the counter's expiry does): the second still gets the larger token, from the clock.
+     */
+    @Test
+    void aLockCounterLostOnTheClusterBetweenTwoLeasesDoesNotMakeTokensFall() {
+        try (Redlock fenced = fenced()) {
+            long before;
+            redis.node(1).cutOff();
+            try {
+                before = fenced.acquire("lost", Duration.ofSeconds(5), Duration.ZERO).fencingToken();
+            }
+            finally {
+                redis.node(1).heal();
+            }
+            try (NodeInspector inspector = new NodeInspector(List.of(cluster.masterOf("redlock:lost").uri()))) {
+                awaitTrue(Duration.ofSeconds(5), () -> inspector.get(0, "redlock:lost") != null);
+                inspector.delete(0, "redlock:lost");
+                inspector.delete(0, "{redlock:lost}\u00FFfence");
+            }
+            try (NodeInspector standalone = new NodeInspector(redis.uris())) {
+                standalone.delete(0, "redlock:lost");
+            }
+            redis.node(0).cutOff();
+            try (RedlockLease after = fenced.acquire("lost", Duration.ofSeconds(5), Duration.ofSeconds(5))) {
+                assertThat(after.fencingToken()).isGreaterThan(before);
+            }
+            finally {
+                redis.node(0).heal();
+            }
+        }
+    }
+
     private static String clusterNodeName() {
         return "cluster@" + String.join(",", cluster.nodes().stream().map(RedisNode::hostAndPort).toList());
+    }
+
+    private static Redlock fenced() {
+        return TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), cluster.uri()).fencing(true).build();
     }
 
     private static Redlock redlock() {

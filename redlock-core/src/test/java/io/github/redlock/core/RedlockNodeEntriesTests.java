@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests the node entries the builder refuses before it connects anywhere: a Sentinel node without its master name,
- * a Redis Cluster entry without ports, or with fencing on (not supported yet), one group or cluster listed twice.
+ * a Redis Cluster entry without ports, one group or cluster listed twice.
  */
 class RedlockNodeEntriesTests {
 
@@ -26,14 +26,6 @@ class RedlockNodeEntriesTests {
                 .withMessageContaining("nodes[2] 'redis-cluster://****@127.0.0.1:7000,127.0.0.1' is not a valid Redis Cluster entry")
                 .withMessageContaining("a seed node is not host:port: '127.0.0.1'")
                 .withMessageContaining("redis-cluster://host:port,host:port").withMessageNotContaining("s3cret");
-    }
-
-    @Test
-    void fencingWithAClusterNodeIsRefusedAsNotSupportedYet() {
-        assertThatExceptionOfType(RedlockArgumentException.class)
-                .isThrownBy(() -> Redlock.builder().nodes("redis://127.0.0.1:7001", "redis://127.0.0.1:7002", "redis-cluster://127.0.0.1:7000")
-                        .fencing(true).build())
-                .withMessageContaining("fencing tokens are not supported yet with Redis Cluster nodes");
     }
 
     @Test

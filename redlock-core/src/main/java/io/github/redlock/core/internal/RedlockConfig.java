@@ -107,10 +107,6 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
             @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
             @Nullable RedlockObservationConvention observationConvention) {
         List<RedisURI> uris = parseNodes(nodes);
-        if (fencing && uris.stream().anyMatch(ClusterUri.class::isInstance)) {
-            throw new RedlockArgumentException("fencing", "fencing tokens are not supported yet with Redis Cluster nodes (redis-cluster://): "
-                    + "turn fencing off, or list standalone masters and Sentinel groups");
-        }
         if (credentials != null) {
             uris.forEach((uri) -> uri.setCredentialsProvider(credentials)); // Lettuce asks it at every (re)connection
         }

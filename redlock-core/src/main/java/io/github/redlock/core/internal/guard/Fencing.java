@@ -17,7 +17,8 @@ import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.script.LuaScript;
 
 /**
- * Fencing tokens: each node keeps one counter for all locks (one key, so counters never grow with the number
+ * Fencing tokens: each node keeps one counter for all locks (a Redis Cluster node one per lock, see
+ * {@code ClusterKeys}) (one key, so counters never grow with the number
  * of keys ever locked). Where a fenced acquisition sets its key, the node raises its counter by one and answers
  * it; the lease's token is the largest answer of the quorum; a second round writes the token back to every
  * node that still holds the key (the counter becomes at least the token), and the lease is granted only if a
@@ -132,6 +133,10 @@ public final class Fencing {
      * @return whether the node may vote; false when too few other nodes answered, and it must not vote yet
      */
     CompletableFuture<Boolean> raiseFloor(int index, ServerInfo info) {
+        if (this.nodes[index].isCluster()) {
+            // No node-wide counter to repair: each lock's own starts at the node's clock when it is missing.
+            return CompletableFuture.completedFuture(true);
+        }
         return read(this.nodes[index]).thenCompose((own) -> {
             if (own.markedBy(info.runId())) {
                 return CompletableFuture.completedFuture(true);
@@ -155,7 +160,13 @@ public final class Fencing {
     private CompletableFuture<List<Counter>> readPeers(int index) {
         List<CompletableFuture<Counter>> reads = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index) {
+            if (j != index && this.nodes[j].isCluster()) {
+                // A cluster node keeps a counter per lock, each below its clock (it starts there, and rises by one per
+                // grant): its clock bounds every token it gave.
+                reads.add(read(this.nodes[j]).thenApply(Counter::boundedByClock).orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                        .exceptionally((failure) -> null));
+            }
+            else if (j != index) {
                 RedisNodeClient peer = this.nodes[j];
                 // The read, then INFO, on one connection: a restart between them drops it and fails both.
                 CompletableFuture<Counter> counter = read(peer);
@@ -231,6 +242,11 @@ public final class Fencing {
          */
         boolean sawNoGrant() {
             return this.value <= 0 || this.value == this.repaired;
+        }
+
+        /** A cluster node's answer: the clock it read, which bounds the tokens of its locks' counters. */
+        Counter boundedByClock() {
+            return new Counter(this.clock, "", -1, this.clock > 0, this.clock);
         }
 
         Counter untrusted() {

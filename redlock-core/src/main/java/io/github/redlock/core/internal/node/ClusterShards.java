@@ -285,10 +285,30 @@ final class ClusterShards {
         catch (RuntimeException ex) {
             opening = CompletableFuture.failedFuture(ex);
         }
-        CompletableFuture<ViewText> read = opening.thenCompose((connection) -> connection.async().clusterNodes().toCompletableFuture()
-                .whenComplete((text, failure) -> connection.closeAsync()).thenApply((text) -> new ViewText(text, source)));
-        return read.orTimeout(DISCOVER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).handle((text, failure) -> (failure == null)
-                ? CompletableFuture.completedFuture(text) : readView(sources, index + 1, failure)).thenCompose((next) -> next);
+        CompletableFuture<ViewText> read = new CompletableFuture<>();
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> opened = opening;
+        opened.whenComplete((connection, failure) -> {
+            if (failure != null || connection == null) {
+                read.completeExceptionally((failure != null) ? failure : new IllegalStateException("no connection"));
+                return;
+            }
+            connection.async().clusterNodes().whenComplete((text, refused) -> {
+                connection.closeAsync();
+                if (refused != null || text == null) {
+                    read.completeExceptionally((refused != null) ? refused : new IllegalStateException("no answer"));
+                }
+                else {
+                    read.complete(new ViewText(text, source));
+                }
+            });
+        });
+        return read.orTimeout(DISCOVER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).handle((text, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.completedFuture(text);
+            }
+            opened.thenAccept(StatefulRedisConnection::closeAsync); // a connection that opens, or answers, too late
+            return readView(sources, index + 1, failure);
+        }).thenCompose((next) -> next);
     }
 
     /** Applies a view read just now, when it differs from the current one; returns whether it did. */

@@ -2,6 +2,10 @@ package io.github.redlock.core.internal.node;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +16,7 @@ import java.util.function.Function;
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.ClusterKeys;
 import io.github.redlock.core.internal.script.LuaScript;
+import io.github.redlock.core.internal.script.SlotGroups;
 import io.github.redlock.core.internal.support.ClusterUri;
 import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.RedisNoScriptException;
@@ -485,6 +490,11 @@ public final class RedisNodeClient {
      * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
      */
     private void send(LuaScript script, byte[][] keys, byte[][] args, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
+        List<SlotGroups.Part> parts = (this.cluster != null) ? SlotGroups.split(script, keys, args) : null;
+        if (parts != null) {
+            sendParts(script, parts, call, index, done);
+            return;
+        }
         byte[][] placed = placed(keys);
         NodeConnection connection = route(placed[0]);
         RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
@@ -525,6 +535,65 @@ public final class RedisNodeClient {
                 done.accept(reply, failure);
             }
         });
+    }
+
+    /**
+     * Runs a script on several keys of a cluster node once per slot group ({@link SlotGroups}), each on the master of its
+     * slot, and hands the node's reply to {@code done} once every group answered: the first failure, or the groups'
+     * replies combined. An acquisition that some groups granted and another refused releases those groups at once.
+     */
+    private void sendParts(LuaScript script, List<SlotGroups.Part> parts, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
+        int count = parts.size();
+        NodeConnection[] connections = new NodeConnection[count];
+        List<RedisAsyncCommands<byte[], byte[]>> commands = new ArrayList<>(count);
+        byte[][][] placed = new byte[count][][];
+        for (int i = 0; i < count; i++) {
+            placed[i] = placed(parts.get(i).keys());
+            connections[i] = route(placed[i][0]);
+            RedisAsyncCommands<byte[], byte[]> async = (connections[i] != null) ? connections[i].commands() : null;
+            if (async == null) {
+                if (call != null) {
+                    call.record(index, notConnected());
+                }
+                return;
+            }
+            commands.add(async);
+        }
+        long[] replies = new long[count];
+        Throwable[] failures = new Throwable[count];
+        AtomicInteger pending = new AtomicInteger(count);
+        for (int i = 0; i < count; i++) {
+            int part = i;
+            send(connections[i], commands.get(i), script, placed[i], parts.get(i).args(), (reply, failure) -> {
+                replies[part] = (reply != null) ? reply : 0;
+                failures[part] = (failure != null) ? failure : (reply == null) ? new IllegalStateException("no reply") : null;
+                if (pending.decrementAndGet() == 0) {
+                    Throwable first = Arrays.stream(failures).filter(Objects::nonNull).findFirst().orElse(null);
+                    long combined = SlotGroups.combine(script, replies);
+                    if (first == null && combined <= 0) {
+                        undoGranted(script, parts, replies);
+                    }
+                    done.accept((first == null) ? combined : null, first);
+                }
+            });
+        }
+    }
+
+    /** Releases the slot groups that granted an acquisition that another group refused. */
+    private void undoGranted(LuaScript script, List<SlotGroups.Part> parts, long[] replies) {
+        for (int i = 0; i < parts.size(); i++) {
+            SlotGroups.Part undo = (replies[i] > 0) ? SlotGroups.undo(script, parts.get(i)) : null;
+            if (undo != null) {
+                long ttlMillis = Long.parseLong(new String(parts.get(i).args()[1], java.nio.charset.StandardCharsets.US_ASCII));
+                OwedReleases.Release release = new OwedReleases.Release(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(),
+                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+                send(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(), null, 0, (reply, failure) -> {
+                    if (notDelivered(scriptReply(reply, failure))) {
+                        owe(release);
+                    }
+                });
+            }
+        }
     }
 
     /** Keeps a release that could not be sent, to send when the node is back. */

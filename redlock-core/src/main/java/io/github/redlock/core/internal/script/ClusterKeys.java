@@ -12,10 +12,27 @@ import org.jspecify.annotations.Nullable;
  * slot as it is). The exclusive key itself is never changed: other Redlock clients lock it under the same name. A
  * key that holds {@code '}'} but no hash tag of its own cannot be placed so ({@code {K}} would end the tag early):
  * such keys are refused on a lock with cluster nodes. Standalone and Sentinel nodes keep the layout without tags.
+ * <p>
+ * Fencing: a standalone node keeps one counter for all locks, which a cluster node cannot (it would be in one slot).
+ * There each lock has its own, the lock's key, {@code 0xFF}, {@code fence}, placed in the lock's slot like the other
+ * parts: a script given the node-wide counter beside a lock's keys is given the lock's counter instead. The scripts
+ * keep a lock's counter for 10 minutes after its last raise; one that expired, like one lost in a restart or a
+ * failover, starts again at the node's clock in microseconds ({@code fence-prelude.lua}), above the tokens it gave.
  */
 public final class ClusterKeys {
 
+    private static final byte[] NODE_COUNTER = part("fencing-counter");
+
+    private static final byte[] LOCK_COUNTER = part("fence");
+
     private ClusterKeys() {
+    }
+
+    private static byte[] part(String name) {
+        byte[] part = new byte[name.length() + 1];
+        part[0] = LockType.PART_SEPARATOR;
+        System.arraycopy(name.getBytes(StandardCharsets.US_ASCII), 0, part, 1, name.length());
+        return part;
     }
 
     /**
@@ -44,7 +61,7 @@ public final class ClusterKeys {
     public static byte[][] place(byte[][] keys) {
         byte[][] placed = keys;
         for (int i = 0; i < keys.length; i++) {
-            byte[] key = place(keys[i]);
+            byte[] key = (i > 0 && isNodeCounter(keys[i])) ? place(lockCounter(keys[0])) : place(keys[i]);
             if (key != keys[i]) {
                 if (placed == keys) {
                     placed = keys.clone();
@@ -67,6 +84,34 @@ public final class ClusterKeys {
         }
         return "'" + redisKey + "' holds '}' but no hash tag ({…} around at least one character), so its companion keys cannot be "
                 + "placed in its hash slot on a Redis Cluster node; leave '}' out of lock names, or give the name a hash tag";
+    }
+
+    /**
+     * Whether a key is the node-wide fencing counter (its part's name is {@code fencing-counter}): a script that raises
+     * it beside a lock's keys raises the lock's own counter on a cluster node, which cannot keep one counter in every
+     * slot.
+     */
+    private static boolean isNodeCounter(byte[] key) {
+        int length = NODE_COUNTER.length;
+        if (key.length < length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if (key[key.length - length + i] != NODE_COUNTER[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A lock's own fencing counter: the lock's key (before any part's name), the byte 0xFF, {@code fence}. */
+    private static byte[] lockCounter(byte[] lockKey) {
+        int separator = indexOfSeparator(lockKey);
+        int length = (separator < 0) ? lockKey.length : separator;
+        byte[] counter = new byte[length + LOCK_COUNTER.length];
+        System.arraycopy(lockKey, 0, counter, 0, length);
+        System.arraycopy(LOCK_COUNTER, 0, counter, length, LOCK_COUNTER.length);
+        return counter;
     }
 
     /** Whether the first {@code end} bytes hold a hash tag: a '{', then a '}' after at least one other byte. */
