@@ -89,6 +89,8 @@ class RedlockRevokeIntegrationTests {
     void anAutoExtendedLeaseIsLostAtItsNextExtensionOnceRevoked() throws Exception {
         RedlockLease held = this.holder.get().acquire("import", Duration.ofSeconds(1), Duration.ZERO).autoExtend(Duration.ofMinutes(1));
         CompletableFuture<Void> lost = held.lost();
+        // acquire returns once a quorum granted: the other nodes' SETs may still be on their way.
+        awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.get().exists("redlock:import").contains(false));
 
         assertThat(this.operator.get().revoke("import")).isEqualTo(5);
 
