@@ -7,6 +7,9 @@
 # the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
 #        redlock-benchmarks/run.sh --kotlin [threads, default 1]   (about 5 minutes: the @Redlocked suspend fun against
 # the Java method, 3 rounds of one fork each; writes docs/benchmarks/kotlin.md)
+#        redlock-benchmarks/run.sh --costs [operations, default 5000] [seconds, default 10]   (about 2 minutes: what each
+# lock operation costs the Redis nodes, in commands, CPU and bytes, and the locks per second a node's core carries;
+# writes docs/benchmarks/command-costs.md, which docs/scaling.md draws on)
 #        redlock-benchmarks/run.sh --chart-only   (runs no benchmark: draws latency.svg and handoff.svg again from the
 # tables in docs/benchmarks, e.g. after a change to the charts)
 # Maven options (e.g. -Dmaven.repo.local=...) go in MAVEN_ARGS.
@@ -15,6 +18,9 @@ cd "$(dirname "$0")/.."
 ./mvnw -B -q -pl redlock-benchmarks -am package -DskipTests
 if [[ "${1:-}" == "--chart-only" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --chart-only docs/benchmarks
+fi
+if [[ "${1:-}" == "--costs" ]]; then
+    exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.CommandCosts "${2:-5000}" "${3:-10}" docs/benchmarks
 fi
 if [[ "${1:-}" == "--kotlin" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --kotlin "${2:-1}" docs/benchmarks
