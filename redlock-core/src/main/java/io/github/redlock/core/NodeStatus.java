@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What one node is to the lock now, as {@link Redlock#nodeStatuses()} reports it.
@@ -9,8 +10,32 @@ import java.time.Duration;
  * @param quarantinedFor how much longer a quarantined node waits before it votes ({@code ChronoUnit.FOREVER}'s
  * duration for a node that is not an independent master); zero in the other states
  * @param reason why the node does not vote, or an empty string when it does
+ * @param servers the servers that answer for the node now, where they differ from its name: a Redis Cluster node's
+ * masters, each as {@code host:port} and the hash slots it serves (e.g. {@code 10.0.2.1:6379 slots 0-5460}), in slot
+ * order; empty for a single server (its name is its address) and a Sentinel group
  */
-public record NodeStatus(State state, Duration quarantinedFor, String reason) {
+public record NodeStatus(State state, Duration quarantinedFor, String reason, List<String> servers) {
+
+    /**
+     * A status without servers of its own: a single server's, or a Sentinel group's.
+     * @param state whether the node votes
+     * @param quarantinedFor how much longer a quarantined node waits; zero in the other states
+     * @param reason why the node does not vote, or an empty string when it does
+     */
+    public NodeStatus(State state, Duration quarantinedFor, String reason) {
+        this(state, quarantinedFor, reason, List.of());
+    }
+
+    /**
+     * Checks the components.
+     * @param state whether the node votes
+     * @param quarantinedFor how much longer a quarantined node waits; zero in the other states
+     * @param reason why the node does not vote, or an empty string when it does
+     * @param servers the servers that answer for the node, where they differ from its name
+     */
+    public NodeStatus {
+        servers = List.copyOf(servers);
+    }
 
     /** Whether a node votes. */
     public enum State {

@@ -517,16 +517,16 @@ public final class Redlock implements AutoCloseable {
             NodeStatus status;
             if (!node.isConnected() || !vote.checked()) {
                 status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO,
-                        node.isConnected() ? vote.reason() : node.notConnectedReason());
+                        node.isConnected() ? vote.reason() : node.notConnectedReason(), node.servers());
             }
             else if (vote.fromNanos() - now > 0) {
                 long left = vote.fromNanos() - now;
                 // Not an independent master: until a new connection shows otherwise, so "forever".
                 status = new NodeStatus(NodeStatus.State.QUARANTINED, (left > TimeUnit.DAYS.toNanos(365))
-                        ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left), vote.reason());
+                        ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left), vote.reason(), node.servers());
             }
             else {
-                status = new NodeStatus(NodeStatus.State.UP, Duration.ZERO, "");
+                status = new NodeStatus(NodeStatus.State.UP, Duration.ZERO, "", node.servers());
             }
             statuses.put(node.name(), status);
         }

@@ -22,7 +22,7 @@ public class RedlockProperties {
     private boolean enabled = true;
 
     /**
-     * URIs of the independent Redis masters, e.g. redis://10.0.0.1:6379 (rediss:// for TLS, redis://:password@host:port/db with a password), or of Sentinel groups, redis-sentinel://10.0.1.1:26379,10.0.1.2:26379#master-name. Three or five are typical.
+     * URIs of the independent Redis masters, e.g. redis://10.0.0.1:6379 (rediss:// for TLS, redis://:password@host:port/db with a password), or of Sentinel groups, redis-sentinel://10.0.1.1:26379,10.0.1.2:26379#master-name, or of Redis Clusters, redis-cluster://10.0.2.1:6379,10.0.2.2:6379 (the seed nodes of one cluster, which counts as one node). Three or five are typical.
      */
     private List<String> nodes = new ArrayList<>();
 
@@ -108,8 +108,9 @@ public class RedlockProperties {
     }
 
     /**
-     * Sets the node list. A comma-separated value splits a Sentinel node's host list too: a part without a scheme
-     * that follows a {@code redis-sentinel://} entry not yet ended by its {@code #master-name} is joined back to it.
+     * Sets the node list. A comma-separated value splits a Sentinel node's or a Redis Cluster node's host list too: a part
+     * without a scheme that follows a {@code redis-sentinel://} entry not yet ended by its {@code #master-name}, or a
+     * {@code redis-cluster://} entry, is joined back to it.
      * @param nodes the node URIs
      */
     public void setNodes(List<String> nodes) {
@@ -126,10 +127,14 @@ public class RedlockProperties {
         this.nodes = joined;
     }
 
-    /** Whether a node entry is a Sentinel group's whose host list a comma split: it has no {@code #master-name} yet. */
+    /**
+     * Whether a node entry is one whose host list a comma split: a Sentinel group's without its {@code #master-name} yet,
+     * or a Redis Cluster's (its seed nodes).
+     */
     private static boolean continues(String entry) {
         String trimmed = (entry != null) ? entry.trim() : "";
-        return (trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://")) && trimmed.indexOf('#') < 0;
+        return (trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://")) && trimmed.indexOf('#') < 0
+                || trimmed.startsWith("redis-cluster://") || trimmed.startsWith("rediss-cluster://");
     }
 
     public Duration getDefaultTtl() {

@@ -2,6 +2,7 @@ package io.github.redlock.health;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,7 +28,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * and the lock counts them as voting: connected, checked, not quarantined after a restart), DOWN otherwise, with
  * each node's state in the details: {@code UP}, {@code DOWN: why}, {@code UP, not voting: why} (it answers, but
  * the lock's own connection is down or its check has not passed), or {@code QUARANTINED: why (votes again in …)}. Nodes are pinged at once, so a frozen node
- * costs one timeout, not one per node.
+ * costs one timeout, not one per node. A Redis Cluster node is not pinged: its state is the lock's own, which holds a
+ * connection to each of its masters and checks them all; the {@code servers} detail lists, per cluster node, the
+ * masters that answer for it and their hash slots.
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 
@@ -60,28 +63,39 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
 
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
-        Map<String, CompletableFuture<String>> pings = new LinkedHashMap<>();
-        this.connections.factories().forEach((node, factory) -> pings.put(node,
-                CompletableFuture.supplyAsync(() -> ping(factory, this.connections.nodeTimeout()), this.pings)));
         Map<String, NodeStatus> statuses = this.redlock.nodeStatuses();
+        Map<String, LettuceConnectionFactory> factories = this.connections.factories();
+        Map<String, CompletableFuture<String>> pings = new LinkedHashMap<>();
+        // A node with a factory of its own is pinged; a Redis Cluster node (its masters' factories are the lock's, one per
+        // master) is as the lock's own check of every master says.
+        for (String node : statuses.keySet()) {
+            LettuceConnectionFactory factory = factories.get(node);
+            if (factory != null) {
+                pings.put(node, CompletableFuture.supplyAsync(() -> ping(factory, this.connections.nodeTimeout()), this.pings));
+            }
+        }
         Map<String, String> nodes = new LinkedHashMap<>();
+        Map<String, List<String>> servers = new LinkedHashMap<>();
         int reachable = 0;
         int voting = 0;
-        for (Map.Entry<String, CompletableFuture<String>> ping : pings.entrySet()) {
+        for (Map.Entry<String, NodeStatus> entry : statuses.entrySet()) {
+            NodeStatus status = entry.getValue();
+            CompletableFuture<String> ping = pings.get(entry.getKey());
             String state;
-            try {
-                state = ping.getValue().get(5, TimeUnit.SECONDS); // each ping is bounded by its own timeouts
+            if (ping == null) {
+                state = (status.state() == NodeStatus.State.DOWN) ? "DOWN: " + status.reason() : "UP";
             }
-            catch (Exception ex) {
-                state = "DOWN: no answer";
+            else {
+                try {
+                    state = ping.get(5, TimeUnit.SECONDS); // each ping is bounded by its own timeouts
+                }
+                catch (Exception ex) {
+                    state = "DOWN: no answer";
+                }
             }
-            NodeStatus status = statuses.get(ping.getKey());
             if (state.equals("UP")) {
                 reachable++;
-                if (status == null) {
-                    state = "UP, not voting: not one of the lock's nodes";
-                }
-                else if (status.state() == NodeStatus.State.QUARANTINED) {
+                if (status.state() == NodeStatus.State.QUARANTINED) {
                     boolean forever = status.quarantinedFor().compareTo(Duration.ofDays(365)) > 0; // not an independent master
                     state = "QUARANTINED: " + status.reason()
                             + (forever ? "" : " (votes again in " + status.quarantinedFor().toSeconds() + " s)");
@@ -94,10 +108,16 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator implements D
                     voting++;
                 }
             }
-            nodes.put(ping.getKey(), state);
+            nodes.put(entry.getKey(), state);
+            if (!status.servers().isEmpty()) {
+                servers.put(entry.getKey(), status.servers());
+            }
         }
-        ((voting >= this.quorum) ? builder.up() : builder.down()).withDetail("quorum", this.quorum)
+        builder = ((voting >= this.quorum) ? builder.up() : builder.down()).withDetail("quorum", this.quorum)
                 .withDetail("reachable", reachable).withDetail("voting", voting).withDetail("nodes", nodes);
+        if (!servers.isEmpty()) {
+            builder.withDetail("servers", servers);
+        }
     }
 
     /**

@@ -63,6 +63,14 @@ class RedlockPropertiesTests {
     }
 
     @Test
+    void aCommaSeparatedNodeListKeepsEachClusterNodesSeedsWhole() {
+        RedlockProperties properties = bind(Map.of("redlock.nodes",
+                "redis://10.0.0.1:6379,redis-cluster://10.0.2.1:6379, 10.0.2.2:6379,10.0.2.3:6379,rediss-cluster://10.0.3.1:6379,10.0.3.2:6379"));
+        assertThat(properties.getNodes()).containsExactly("redis://10.0.0.1:6379", "redis-cluster://10.0.2.1:6379,10.0.2.2:6379,10.0.2.3:6379",
+                "rediss-cluster://10.0.3.1:6379,10.0.3.2:6379");
+    }
+
+    @Test
     void aPartWithoutASchemeAfterAnEndedSentinelNodeStaysAnEntryForTheLockToRefuse() {
         RedlockProperties properties = bind(Map.of("redlock.nodes", "redis-sentinel://10.0.1.1:26379#locks-b,10.0.0.2:6379"));
         assertThat(properties.getNodes()).containsExactly("redis-sentinel://10.0.1.1:26379#locks-b", "10.0.0.2:6379");

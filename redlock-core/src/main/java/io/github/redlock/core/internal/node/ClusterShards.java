@@ -105,6 +105,11 @@ final class ClusterShards {
         return (bySlot != null) ? bySlot[SlotHash.getSlot(key)] : null;
     }
 
+    /** The masters of the current view, in slot order, each as {@code host:port slots <ranges>}. */
+    List<String> servers() {
+        return this.view.servers;
+    }
+
     /** Whether the view is known and every master's connection is up. */
     boolean isConnected() {
         View current = this.view;
@@ -340,7 +345,8 @@ final class ClusterShards {
                     + parsed.signature + "; it is checked again before it votes");
             this.onDown.run();
         }
-        this.view = new View(List.copyOf(shards), bySlot, parsed.signature, parsed.uncovered);
+        this.view = new View(List.copyOf(shards), bySlot, parsed.signature, parsed.uncovered,
+                parsed.masters.stream().map((master) -> master.address() + " slots " + View.ranges(master.slots())).toList());
         kept.values().forEach((gone) -> gone.connection.close());
         opened.forEach(Shard::connect);
         if (opened.isEmpty() && isReady()) {
@@ -383,9 +389,10 @@ final class ClusterShards {
      * A view of the cluster: its masters in slot order, which serves each slot, a signature that changes with any of
      * it, and which slots no master serves (null when every slot is served).
      */
-    private record View(List<Shard> shards, NodeConnection @Nullable [] bySlot, String signature, @Nullable String uncovered) {
+    private record View(List<Shard> shards, NodeConnection @Nullable [] bySlot, String signature, @Nullable String uncovered,
+            List<String> servers) {
 
-        static final View NONE = new View(List.of(), null, "", "no cluster view read yet");
+        static final View NONE = new View(List.of(), null, "", "no cluster view read yet", List.of());
 
         record Master(String host, int port, List<Integer> slots) {
 
@@ -424,7 +431,7 @@ final class ClusterShards {
             return new Parsed(masters, signature.toString(), uncovered);
         }
 
-        private static String ranges(List<Integer> slots) {
+        static String ranges(List<Integer> slots) {
             StringJoiner ranges = new StringJoiner(",");
             int start = slots.get(0);
             int previous = start;

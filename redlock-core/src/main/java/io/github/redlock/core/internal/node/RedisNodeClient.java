@@ -169,6 +169,11 @@ public final class RedisNodeClient {
         return this.vote;
     }
 
+    /** The servers that answer for the node, where they differ from its name: a cluster node's masters and their slots. */
+    public List<String> servers() {
+        return (this.cluster != null) ? this.cluster.servers() : List.of();
+    }
+
     /** Whether the node is a Redis Cluster, whose masters may change. */
     public boolean isCluster() {
         return this.cluster != null;
