@@ -188,6 +188,50 @@ class RedlockClusterIntegrationTests {
         }
     }
 
+    /**
+     * The README's least-privilege line on every server, the cluster's too: every kind of lock as that user, the
+     * companion keys under {@code ~{redlock:*} and the cluster's view under {@code +cluster|nodes}, and no server's
+     * {@code ACL LOG} shows a refused command, key or channel.
+     */
+    @Test
+    void everyKindOfLockRunsAsTheLeastPrivilegedUserOfTheReadme() {
+        List<RedisNode> servers = new ArrayList<>(cluster.nodes());
+        servers.add(redis.node(0));
+        servers.add(redis.node(1));
+        for (RedisNode server : servers) {
+            List<String> arguments = new ArrayList<>(ServerCommands.aclLine());
+            arguments.replaceAll((argument) -> argument.startsWith(">") ? ">least-s3cret" : argument);
+            assertThat(ServerCommands.call(server, arguments.toArray(String[]::new))).isEqualTo("OK");
+            ServerCommands.call(server, "ACL", "LOG", "RESET");
+        }
+        try {
+            List<String> uris = List.of("redis://redlock:least-s3cret@" + redis.node(0).hostAndPort(),
+                    "redis://redlock:least-s3cret@" + redis.node(1).hostAndPort(),
+                    cluster.uri().replace("redis-cluster://", "redis-cluster://redlock:least-s3cret@"));
+            try (Redlock limited = TestSupport.patientBuilder().nodes(uris).fencing(true).build()) {
+                assertThat(limited.nodeStatuses().values()).allSatisfy((status) -> assertThat(status.state()).isEqualTo(NodeStatus.State.UP));
+                limited.acquire("acl", Duration.ofSeconds(5), Duration.ZERO).release();
+                limited.acquireWrite("acl", Duration.ofSeconds(5), Duration.ZERO).release();
+                limited.acquireRead("acl", Duration.ofSeconds(5), Duration.ZERO).release();
+                limited.acquire(List.of("acl-1", "acl-2", "acl-3", "acl-4"), Duration.ofSeconds(5), Duration.ZERO).release();
+                RedlockLease held = limited.acquire("acl", Duration.ofSeconds(5), Duration.ZERO);
+                CompletableFuture<RedlockLease> waiter = limited.acquireAsync("acl", Duration.ofSeconds(5), Duration.ofSeconds(10));
+                held.release();
+                waiter.get(10, TimeUnit.SECONDS).release();
+            }
+            for (RedisNode server : servers) {
+                assertThat(ServerCommands.aclLog(server)).as("ACL LOG of " + server).doesNotContain("reason, command")
+                        .doesNotContain("reason, key").doesNotContain("reason, channel");
+            }
+        }
+        catch (Exception ex) {
+            throw new AssertionError(ex);
+        }
+        finally {
+            servers.forEach((server) -> ServerCommands.call(server, "ACL", "SETUSER", "redlock", "off")); // DELUSER answers a number
+        }
+    }
+
     @Test
     void theSameClusterListedTwiceOrBesideOneOfItsServersIsRefused() {
         String seed = cluster.masters().get(0).hostAndPort();

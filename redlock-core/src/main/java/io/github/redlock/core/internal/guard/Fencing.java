@@ -17,9 +17,8 @@ import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.script.LuaScript;
 
 /**
- * Fencing tokens: each node keeps one counter for all locks (a Redis Cluster node one per lock, see
- * {@code ClusterKeys}) (one key, so counters never grow with the number
- * of keys ever locked). Where a fenced acquisition sets its key, the node raises its counter by one and answers
+ * Fencing tokens: each node keeps one counter for all locks (one key, so counters never grow with the number of keys
+ * ever locked; a Redis Cluster node keeps one per lock instead, see {@code ClusterKeys}). Where a fenced acquisition sets its key, the node raises its counter by one and answers
  * it; the lease's token is the largest answer of the quorum; a second round writes the token back to every
  * node that still holds the key (the counter becomes at least the token), and the lease is granted only if a
  * quorum confirmed. An acquisition B that began after an acquisition A returned is granted by a quorum that

@@ -1,5 +1,6 @@
 -- Confirms a lease's fencing token on one node: while KEYS[1] (the lock's or the writer's key) holds the
--- lease's token ARGV[1], raises the node's fencing counter KEYS[2] (a cluster node's: the lock's own) to at least ARGV[2]; never lowers it.
+-- lease's token ARGV[1], raises the node's fencing counter KEYS[2] (on a cluster node, the lock's own) to at least
+-- ARGV[2]; never lowers it.
 -- Returns 1 when the key was still the lease's, else 0 (and changes nothing).
 if redis.call('get', KEYS[1]) ~= ARGV[1] then
     return 0
