@@ -162,8 +162,8 @@ final class ClusterShards {
     }
 
     /**
-     * What every master of the view says of itself, as one server: the {@code run_id}s joined by {@code +} in slot order
-     * (any master that restarted or was replaced changes it), the shortest uptime, a master only if all are, promoted
+     * What every master of the view says of itself, as one server: the {@code run_id}s, sorted, joined by {@code +} (any
+     * master that restarted or was replaced changes it; slots moved between the same masters do not), the shortest uptime, a master only if all are, promoted
      * if one is, and never durable (no marker proves a whole cluster's data: a restart is always quarantined). Reads
      * the view first: a view that changed fails the check, and the change checks the node again.
      */
@@ -187,7 +187,7 @@ final class ClusterShards {
                         (server, replication) -> ServerInfo.parse(server + "\n" + replication, false)));
             }
             return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-                StringJoiner runIds = new StringJoiner("+");
+                java.util.TreeSet<String> runIds = new java.util.TreeSet<>();
                 long uptime = Long.MAX_VALUE;
                 boolean master = true;
                 boolean promoted = false;
@@ -198,7 +198,7 @@ final class ClusterShards {
                     master &= info.master();
                     promoted |= info.promoted();
                 }
-                return new ServerInfo(runIds.toString(), uptime, master, false, promoted);
+                return new ServerInfo(String.join("+", runIds), uptime, master, false, promoted);
             });
         });
     }
