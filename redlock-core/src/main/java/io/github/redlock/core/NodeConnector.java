@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import io.github.redlock.core.internal.RedlockConfig;
 import io.github.redlock.core.internal.node.NodeLimits;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -66,8 +67,9 @@ public interface NodeConnector {
     /**
      * Returns client options with what Redlock relies on: auto-reconnect, commands rejected while
      * disconnected (never buffered and replayed), a bounded request queue, no per-command time-out (node
-     * timeouts are enforced per quorum call, so that no command is dropped before it is written), and a
-     * connect timeout of at least a second.
+     * timeouts are enforced per quorum call, so that no command is dropped before it is written), a
+     * connect timeout of at least a second, and no maintenance notifications (a command that only Redis Enterprise
+     * knows, which Redis 6.2 logs as refused for a least-privileged user).
      * @param nodeTimeout the node timeout (the connect timeout is the larger of it and one second)
      * @return a builder to complete (e.g. with SSL options) and build
      */
@@ -78,7 +80,10 @@ public interface NodeConnector {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(NodeLimits.REQUEST_QUEUE_SIZE)
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
+                // Lettuce's CLIENT MAINT_NOTIFICATIONS in every handshake: unknown to open-source Redis and Valkey, and on
+                // Redis 6.2 refused by the least-privilege ACL line before that, filling the ACL LOG that operators watch.
+                .maintNotificationsConfig(MaintNotificationsConfig.disabled());
     }
 
 }
