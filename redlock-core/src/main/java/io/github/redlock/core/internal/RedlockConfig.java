@@ -150,15 +150,21 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         }
         List<RedisURI> uris = new ArrayList<>(nodes.size());
         Set<String> seen = new HashSet<>();
+        Set<String> clusterSeeds = new HashSet<>();
         for (int i = 0; i < nodes.size(); i++) {
             RedisURI uri = parseNode(i, nodes.get(i));
             List<String> addresses = (uri instanceof ClusterUri cluster)
                     ? cluster.seeds().stream().map((seed) -> seed.getHost() + ":" + seed.getPort()).toList() : List.of(Uris.nodeName(uri));
             for (String address : addresses) {
                 if (!seen.add(address)) {
+                    boolean cluster = uri instanceof ClusterUri || clusterSeeds.contains(address);
                     throw new RedlockArgumentException("nodes", "nodes lists " + address + " twice; Redlock needs N independent "
-                            + "masters, each listed once (a Redis Cluster counts as one node: list it once, with its seed nodes)");
+                            + "masters, each listed once" + (cluster ? " (a Redis Cluster counts as one node: list it once, with its seed "
+                            + "nodes)" : ""));
                 }
+            }
+            if (uri instanceof ClusterUri) {
+                clusterSeeds.addAll(addresses);
             }
             uris.add(uri);
         }
