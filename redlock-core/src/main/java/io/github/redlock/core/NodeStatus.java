@@ -12,12 +12,13 @@ import java.util.List;
  * @param reason why the node does not vote, or an empty string when it does
  * @param servers the servers that answer for the node now, where they differ from its name: a Redis Cluster node's
  * masters, each as {@code host:port} and the hash slots it serves (e.g. {@code 10.0.2.1:6379 slots 0-5460}), in slot
- * order; empty for a single server (its name is its address) and a Sentinel group
+ * order; a Sentinel group's master, {@code host:port}, while connected; empty for a single server (its name is its
+ * address)
  */
 public record NodeStatus(State state, Duration quarantinedFor, String reason, List<String> servers) {
 
     /**
-     * A status without servers of its own: a single server's, or a Sentinel group's.
+     * A status without servers of its own: a single server's.
      * @param state whether the node votes
      * @param quarantinedFor how much longer a quarantined node waits; zero in the other states
      * @param reason why the node does not vote, or an empty string when it does

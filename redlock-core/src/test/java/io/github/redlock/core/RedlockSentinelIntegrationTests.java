@@ -49,6 +49,7 @@ class RedlockSentinelIntegrationTests {
             String name = "redlock@" + String.join(",", this.group.sentinels().stream().map(RedisNode::hostAndPort).toList());
             assertThat(redlock.nodeStatuses()).containsKey(name);
             assertThat(redlock.nodeStatuses().get(name).state()).isEqualTo(NodeStatus.State.UP);
+            assertThat(redlock.nodeStatuses().get(name).servers()).as("the master that answers").containsExactly(this.group.master().hostAndPort());
             RedlockLease lease = redlock.acquire("k", Duration.ofSeconds(10), Duration.ZERO);
             try (NodeInspector master = new NodeInspector(List.of(this.group.master().uri()))) {
                 // acquire returns with a quorum: the group's SET may still be on its way.
@@ -116,6 +117,8 @@ class RedlockSentinelIntegrationTests {
                 assertThat(inspector.role(0)).as("the former master is not a replica yet").isEqualTo("master");
             }
             assertThat(redlock.nodeStatuses().get(sentinelNodeName()).reason()).contains("promoted from a replica");
+            assertThat(redlock.nodeStatuses().get(sentinelNodeName()).servers()).as("the master that answers now")
+                    .containsExactly(this.group.master().hostAndPort()).doesNotContain(former.hostAndPort());
         }
     }
 

@@ -29,8 +29,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * each node's state in the details: {@code UP}, {@code DOWN: why}, {@code UP, not voting: why} (it answers, but
  * the lock's own connection is down or its check has not passed), or {@code QUARANTINED: why (votes again in …)}. Nodes are pinged at once, so a frozen node
  * costs one timeout, not one per node. A Redis Cluster node is not pinged: its state is the lock's own, which holds a
- * connection to each of its masters and checks them all; the {@code servers} detail lists, per cluster node, the
- * masters that answer for it and their hash slots.
+ * connection to each of its masters and checks them all. The {@code servers} detail lists the servers that answer for
+ * a node where they differ from its name: a cluster node's masters and their hash slots, a Sentinel node's master.
  */
 public class RedlockHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 

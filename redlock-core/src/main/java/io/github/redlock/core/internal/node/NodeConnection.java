@@ -1,9 +1,11 @@
 package io.github.redlock.core.internal.node;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -11,6 +13,7 @@ import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.LuaScript;
 import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
@@ -59,6 +62,15 @@ public final class NodeConnection implements RedisConnectionStateListener {
     /** Whether {@link #reconnect} replaces the connection now. */
     private final AtomicBoolean reconnecting = new AtomicBoolean();
 
+    /** The address ({@code host:port}) of the server that the current connection reached, when known; else null. */
+    @Nullable String address() {
+        return this.address;
+    }
+
+    private static @Nullable String format(@Nullable SocketAddress remote) {
+        return (remote instanceof InetSocketAddress inet) ? inet.getHostString() + ":" + inet.getPort() : null;
+    }
+
     /** The reply of this node while it has no connection: says why the last attempt failed. */
     private volatile NodeReply notConnected = NodeReply.notConnected("not connected yet");
 
@@ -73,6 +85,9 @@ public final class NodeConnection implements RedisConnectionStateListener {
     private int failedConnects; // touched only by the connect callbacks, one at a time
 
     private volatile @Nullable String loggedFailure; // the last failure logged, so that a repeat is not
+
+    /** The address ({@code host:port}) of the server the current connection reached, once known; else null. */
+    private volatile @Nullable String address;
 
     NodeConnection(NodeConnector connector, RedisURI uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
         this.connector = connector;
@@ -124,13 +139,17 @@ public final class NodeConnection implements RedisConnectionStateListener {
         if (this.closed) {
             return;
         }
+        CompletionStage<StatefulRedisConnection<byte[], byte[]>> stage;
         CompletableFuture<StatefulRedisConnection<byte[], byte[]>> attempt;
         try {
-            attempt = this.connector.connect(this.uri).toCompletableFuture();
+            stage = this.connector.connect(this.uri);
+            attempt = stage.toCompletableFuture();
         }
         catch (RuntimeException ex) {
+            stage = null;
             attempt = CompletableFuture.failedFuture(ex);
         }
+        CompletionStage<StatefulRedisConnection<byte[], byte[]>> opened = stage;
         attempt.whenComplete((connected, failure) -> {
             if (failure == null && connected != null) {
                 String refused = checkOptions(connected.getOptions());
@@ -141,6 +160,8 @@ public final class NodeConnection implements RedisConnectionStateListener {
                     return; // a misconfigured connector is not retried: it would only fail the same way
                 }
                 this.lastFailure = null;
+                // Lettuce's own connect says where it went (a Sentinel node: the master the sentinels named).
+                this.address = (opened instanceof ConnectionFuture<?> future) ? format(future.getRemoteAddress()) : null;
                 ((RedisChannelHandler<?, ?>) connected).addListener(this);
                 // From now on Lettuce reconnects this connection itself: a later outage is a lost connection.
                 this.notConnected = NodeReply.notConnected("not connected: the connection was lost, reconnecting");
@@ -177,6 +198,7 @@ public final class NodeConnection implements RedisConnectionStateListener {
     @Override
     public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
         if (handler == this.connection) {
+            this.address = format(socketAddress);
             // What a failed reconnection said is over; the next loss is logged again.
             this.notConnected = NodeReply.notConnected("not connected: the connection was lost, reconnecting");
             this.lastFailure = null;

@@ -169,9 +169,16 @@ public final class RedisNodeClient {
         return this.vote;
     }
 
-    /** The servers that answer for the node, where they differ from its name: a cluster node's masters and their slots. */
+    /**
+     * The servers that answer for the node, where they differ from its name: a cluster node's masters and their slots, a
+     * Sentinel node's current master.
+     */
     public List<String> servers() {
-        return (this.cluster != null) ? this.cluster.servers() : List.of();
+        if (this.cluster != null) {
+            return this.cluster.servers();
+        }
+        String master = (this.sentinels != null && isConnected()) ? this.link.address() : null;
+        return (master != null) ? List.of(master) : List.of();
     }
 
     /** Whether the node is a Redis Cluster, whose masters may change. */
