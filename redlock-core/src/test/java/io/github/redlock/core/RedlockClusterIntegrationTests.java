@@ -271,28 +271,7 @@ class RedlockClusterIntegrationTests {
     @Test
     void contendedFencedLeasesGetTokensThatIncreaseInGrantOrder() throws Exception {
         try (Redlock fenced = fenced()) {
-            List<Long> granted = new ArrayList<>(); // appended while the lock is held: in grant order
-            ExecutorService threads = Executors.newFixedThreadPool(6);
-            CountDownLatch done = new CountDownLatch(6);
-            for (int t = 0; t < 6; t++) {
-                threads.execute(() -> {
-                    try {
-                        for (int i = 0; i < 10; i++) {
-                            try (RedlockLease lease = fenced.acquire("hot", Duration.ofSeconds(5), Duration.ofSeconds(20))) {
-                                synchronized (granted) {
-                                    granted.add(lease.fencingToken());
-                                }
-                            }
-                        }
-                    }
-                    finally {
-                        done.countDown();
-                    }
-                });
-            }
-            assertThat(done.await(120, TimeUnit.SECONDS)).isTrue();
-            threads.shutdown();
-            assertThat(granted).hasSize(60).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+            assertThat(TestSupport.tokensInGrantOrder(fenced, "hot", 6, 10)).hasSize(60).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
         }
     }
 

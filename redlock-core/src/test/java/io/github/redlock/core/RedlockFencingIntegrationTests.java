@@ -62,28 +62,8 @@ class RedlockFencingIntegrationTests {
 
     @Test
     void contendedThreadsGetTokensThatIncreaseInGrantOrder() throws Exception {
-        List<Long> granted = new ArrayList<>(); // appended while the lock is held: in grant order
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        CountDownLatch done = new CountDownLatch(8);
-        for (int t = 0; t < 8; t++) {
-            threads.execute(() -> {
-                try {
-                    for (int i = 0; i < 15; i++) {
-                        try (RedlockLease lease = this.redlock.get().acquire("hot", Duration.ofSeconds(5), Duration.ofSeconds(20))) {
-                            synchronized (granted) {
-                                granted.add(lease.fencingToken());
-                            }
-                        }
-                    }
-                }
-                finally {
-                    done.countDown();
-                }
-            });
-        }
-        assertThat(done.await(120, TimeUnit.SECONDS)).isTrue();
-        threads.shutdown();
-        assertThat(granted).hasSize(120).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+        assertThat(TestSupport.tokensInGrantOrder(this.redlock.get(), "hot", 8, 15)).hasSize(120).isSortedAccordingTo(Long::compare)
+                .doesNotHaveDuplicates();
     }
 
     @Test

@@ -1,6 +1,12 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.github.redlock.test.Poll;
@@ -28,6 +34,40 @@ final class TestSupport {
      */
     static Redlock.Builder patientBuilder() {
         return Redlock.builder().nodeTimeout(Duration.ofSeconds(2));
+    }
+
+    /**
+     * Makes {@code threads} threads take a fenced lock on {@code key} {@code times} times each, waiting for it, and
+     * returns the tokens in the order they were granted (each appended while its lease is held).
+     */
+    static List<Long> tokensInGrantOrder(Redlock fenced, String key, int threads, int times) throws InterruptedException {
+        List<Long> granted = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch done = new CountDownLatch(threads);
+        for (int t = 0; t < threads; t++) {
+            pool.execute(() -> {
+                try {
+                    for (int i = 0; i < times; i++) {
+                        try (RedlockLease lease = fenced.acquire(key, Duration.ofSeconds(5), Duration.ofSeconds(20))) {
+                            synchronized (granted) {
+                                granted.add(lease.fencingToken());
+                            }
+                        }
+                    }
+                }
+                finally {
+                    done.countDown();
+                }
+            });
+        }
+        boolean finished = done.await(120, TimeUnit.SECONDS);
+        pool.shutdownNow();
+        if (!finished) {
+            throw new AssertionError("the threads did not finish within 120 s");
+        }
+        synchronized (granted) {
+            return List.copyOf(granted);
+        }
     }
 
 }

@@ -18,7 +18,8 @@ import io.github.redlock.core.internal.script.LuaScript;
 
 /**
  * Fencing tokens: each node keeps one counter for all locks (one key, so counters never grow with the number of keys
- * ever locked; a Redis Cluster node keeps one per lock instead, see {@code ClusterKeys}). Where a fenced acquisition sets its key, the node raises its counter by one and answers
+ * ever locked; a Redis Cluster node keeps one per lock instead, see {@code ClusterKeys}, whose tokens rest on the
+ * nodes' clocks). Where a fenced acquisition sets its key, the node raises its counter by one and answers
  * it; the lease's token is the largest answer of the quorum; a second round writes the token back to every
  * node that still holds the key (the counter becomes at least the token), and the lease is granted only if a
  * quorum confirmed. An acquisition B that began after an acquisition A returned is granted by a quorum that
@@ -160,9 +161,9 @@ public final class Fencing {
         List<CompletableFuture<Counter>> reads = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isCluster()) {
-                // A cluster node keeps a counter per lock, each below its clock (it starts there, and rises by one per
-                // grant): its clock bounds every token it gave.
-                reads.add(read(this.nodes[j]).thenApply(Counter::boundedByClock).orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                // A cluster node keeps a counter per lock, which no read of one key gives: only its clock counts, as the
+                // floor every counter starts from, and the node is not one of the trusted answers a repair needs.
+                reads.add(read(this.nodes[j]).thenApply(Counter::clockOnly).orTimeout(READ_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
                         .exceptionally((failure) -> null));
             }
             else if (j != index) {
@@ -243,9 +244,9 @@ public final class Fencing {
             return this.value <= 0 || this.value == this.repaired;
         }
 
-        /** A cluster node's answer: the clock it read, which bounds the tokens of its locks' counters. */
-        Counter boundedByClock() {
-            return new Counter(this.clock, "", -1, this.clock > 0, this.clock);
+        /** A cluster node's answer: only the clock it read, untrusted (its locks' counters are not read). */
+        Counter clockOnly() {
+            return new Counter(-1, "", -1, false, this.clock);
         }
 
         Counter untrusted() {

@@ -170,10 +170,19 @@ public final class RestartGuard implements AutoCloseable {
         if (node.vote().current().epoch() != epoch) {
             return CompletableFuture.completedFuture(null); // answered before a disconnect: the next check decides
         }
-        if (!info.master() && (node.isSentinel() || node.isCluster())) {
-            // The sentinels named a replica (or a cluster's view names one as a master): a failover runs, or this answer
-            // predates it. It stays unchecked (no vote) and asks the sentinels (reads the view) again shortly.
+        if (!info.master() && node.isSentinel()) {
+            // The sentinels named a replica: a failover runs, or this answer predates it. It stays unchecked (no vote)
+            // and asks the sentinels again shortly.
             this.scheduler.schedule(() -> node.followMaster("the server the sentinels named answers as a replica"), 1, TimeUnit.SECONDS);
+            return CompletableFuture.completedFuture(null);
+        }
+        if (!info.master() && node.isCluster()) {
+            // The cluster's view names a replica as a master: a failover runs, or the view predates it. It stays unchecked,
+            // reads the view again shortly, and is checked again after that even if the view did not change.
+            node.vote().checkFailed(epoch, "not checked yet since it connected: a master of the cluster's view answers as a "
+                    + "replica (a failover runs); reading the view again");
+            this.scheduler.schedule(() -> node.followMaster("a master of the cluster's view answers as a replica"), 1, TimeUnit.SECONDS);
+            this.scheduler.schedule(() -> check(index), 2, TimeUnit.SECONDS);
             return CompletableFuture.completedFuture(null);
         }
         String previous = node.vote().runId();

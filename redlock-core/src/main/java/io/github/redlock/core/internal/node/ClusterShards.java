@@ -45,6 +45,9 @@ final class ClusterShards {
 
     private static final long DISCOVER_TIMEOUT_MILLIS = 2000;
 
+    /** The shortest time between two reads of the view that stale replies ask for. */
+    private static final long MIN_DISCOVERY_INTERVAL_MILLIS = 100;
+
     private final NodeConnector connector;
 
     private final ClusterUri uri;
@@ -73,6 +76,9 @@ final class ClusterShards {
     private volatile @Nullable String discoveryFailure = "not connected yet";
 
     private volatile @Nullable Throwable lastFailure;
+
+    /** When the last read of the view began ({@link System#nanoTime()}). */
+    private volatile long lastDiscoveryNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
 
     ClusterShards(NodeConnector connector, ClusterUri uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
         this.connector = connector;
@@ -208,6 +214,11 @@ final class ClusterShards {
      * read that runs).
      */
     void rediscover(String reason) {
+        if (System.nanoTime() - this.lastDiscoveryNanos < TimeUnit.MILLISECONDS.toNanos(MIN_DISCOVERY_INTERVAL_MILLIS)) {
+            // A burst of stale replies (every command in flight to a demoted master answers MOVED) reads the view once.
+            scheduleRediscovery(MIN_DISCOVERY_INTERVAL_MILLIS);
+            return;
+        }
         discover(reason).whenComplete((changed, failure) -> {
             if (failure != null || !isConnected()) {
                 scheduleRediscovery();
@@ -231,13 +242,21 @@ final class ClusterShards {
     }
 
     private void scheduleRediscovery() {
+        scheduleRediscovery(REDISCOVER_MILLIS);
+    }
+
+    private void scheduleRediscovery(long delayMillis) {
         if (!this.closed && this.rediscoverPending.compareAndSet(false, true)) {
             this.scheduler.schedule(() -> {
                 this.rediscoverPending.set(false);
                 if (!this.closed) {
-                    rediscover("a master is not connected");
+                    discover("a master is not connected, or answered that the view is stale").whenComplete((changed, failure) -> {
+                        if (failure != null || !isConnected()) {
+                            scheduleRediscovery();
+                        }
+                    });
                 }
-            }, REDISCOVER_MILLIS, TimeUnit.MILLISECONDS);
+            }, delayMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -250,17 +269,25 @@ final class ClusterShards {
             return CompletableFuture.failedFuture(new IllegalStateException("closed"));
         }
         if (!this.discovering.compareAndSet(false, true)) {
-            scheduleRediscovery(); // the read that runs may predate what prompted this one
+            scheduleRediscovery(MIN_DISCOVERY_INTERVAL_MILLIS); // the read that runs may predate what prompted this one
             return CompletableFuture.completedFuture(false);
         }
-        List<RedisURI> sources = new ArrayList<>();
+        this.lastDiscoveryNanos = System.nanoTime();
+        // Asked of a connected master on its own connection first; a seed on a connection of its own only when none is.
+        CompletableFuture<ViewText> read = null;
         for (Shard shard : this.view.shards) {
-            if (shard.connection.isConnected()) {
-                sources.add(shard.uri);
+            RedisAsyncCommands<byte[], byte[]> async = shard.connection.commands();
+            if (async != null && shard.connection.isConnected()) {
+                RedisURI source = shard.uri;
+                read = async.clusterNodes().toCompletableFuture().orTimeout(DISCOVER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                        .thenApply((text) -> new ViewText(text, source));
+                break;
             }
         }
-        sources.addAll(this.uri.seeds());
-        return readView(sources, 0, null).thenApply((text) -> {
+        List<RedisURI> seeds = this.uri.seeds();
+        read = (read != null) ? read.handle((text, failure) -> (failure == null) ? CompletableFuture.completedFuture(text)
+                : readView(seeds, 0, failure)).thenCompose((next) -> next) : readView(seeds, 0, null);
+        return read.thenApply((text) -> {
             this.discoveryFailure = null;
             this.lastFailure = null;
             return apply(View.parse(text.view, text.source), reason);
@@ -277,7 +304,7 @@ final class ClusterShards {
     private record ViewText(String view, RedisURI source) {
     }
 
-    /** Asks the servers in turn for {@code CLUSTER NODES} on a connection of its own, until one answers. */
+    /** Asks the seeds in turn for {@code CLUSTER NODES}, each on a connection of its own, until one answers. */
     private CompletableFuture<ViewText> readView(List<RedisURI> sources, int index, @Nullable Throwable last) {
         if (index >= sources.size()) {
             return CompletableFuture.failedFuture((last != null) ? last : new IllegalStateException("no seed node"));
@@ -338,7 +365,8 @@ final class ClusterShards {
                 bySlot[slot] = shard.connection;
             }
         }
-        if (!current.shards.isEmpty()) {
+        boolean changed = !current.shards.isEmpty();
+        if (changed) {
             // First the node stops voting, then commands go by the new view: a yes from a master it did not check, to a
             // command that saw the node voting before, arrives in a later epoch and counts as an error.
             logger.log(System.Logger.Level.INFO, "Redis node " + this.uri.name() + " has a new cluster view (" + reason + "): "
@@ -347,7 +375,16 @@ final class ClusterShards {
         }
         this.view = new View(List.copyOf(shards), bySlot, parsed.signature, parsed.uncovered,
                 parsed.masters.stream().map((master) -> master.address() + " slots " + View.ranges(master.slots())).toList());
+        if (changed) {
+            // And again once the view is the new one: a check that began between the two read the old view's masters,
+            // and a command that read the route of the old view meanwhile may reach a master of neither.
+            this.onDown.run();
+        }
         kept.values().forEach((gone) -> gone.connection.close());
+        if (this.closed) { // closed meanwhile: close() may not have seen the new masters
+            shards.forEach((shard) -> shard.connection.close());
+            return true;
+        }
         opened.forEach(Shard::connect);
         if (opened.isEmpty() && isReady()) {
             this.onReady.run(); // no new connection will say it is ready: the node is checked now

@@ -84,6 +84,9 @@ public record NodeReply(Outcome outcome, String reason, long value) {
      */
     static NodeReply failure(Throwable failure) {
         Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+        if (cause instanceof NotSent notSent) {
+            return notSent.reply;
+        }
         if (cause instanceof RedisCommandTimeoutException) {
             return new NodeReply(Outcome.TIMEOUT, "timed out: " + cause.getMessage());
         }
@@ -93,6 +96,23 @@ public record NodeReply(Outcome outcome, String reason, long value) {
             return new NodeReply(Outcome.REJECTED, "rejected: " + message);
         }
         return new NodeReply(Outcome.ERROR, "error: " + message);
+    }
+
+    /**
+     * What a command that was not sent (no connection to its node, or to the master of its slot) hands its callback in
+     * place of a reply: the node's reply while it is not connected, with why.
+     */
+    static final class NotSent extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final transient NodeReply reply;
+
+        NotSent(NodeReply reply) {
+            super(reply.reason(), null, false, false); // no stack trace: an expected state, not a bug
+            this.reply = reply;
+        }
+
     }
 
     /** The outcome of one node command. */

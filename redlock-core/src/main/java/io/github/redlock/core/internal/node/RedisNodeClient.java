@@ -380,10 +380,16 @@ public final class RedisNodeClient {
      */
     public void acquire(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
         long epoch = this.vote.current().epoch(); // before the vote is read: see acrossReconnect
-        if (connected(keys) && (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index))) {
+        if (!connected(keys)) {
+            // Not sent. Never past the vote's check: a connection that opens meanwhile (a first connect, a Sentinel
+            // node's new master, a cluster's new master) raises no epoch, and its server is not checked yet.
+            call.record(index, notConnected());
             return;
         }
-        send(script, keys, args, call, index, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
+        if (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index)) {
+            return;
+        }
+        send(script, keys, args, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
     }
 
     /**
@@ -395,7 +401,7 @@ public final class RedisNodeClient {
         if (connected(keys) && refusedAsUnresponsive(call, index)) {
             return;
         }
-        send(script, keys, args, call, index, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
+        send(script, keys, args, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
                 ? NodeReply.held(reply) : scriptReply(reply, failure)));
     }
 
@@ -406,7 +412,7 @@ public final class RedisNodeClient {
      */
     public void release(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, long owedUntilNanos) {
         OwedReleases.Release entry = (owedUntilNanos != 0) ? new OwedReleases.Release(script, keys, args, owedUntilNanos) : null;
-        send(script, keys, args, call, index, (reply, failure) -> {
+        send(script, keys, args, (reply, failure) -> {
             NodeReply result = scriptReply(reply, failure);
             if (entry != null && notDelivered(result)) {
                 owe(entry);
@@ -494,32 +500,31 @@ public final class RedisNodeClient {
      * Runs a script and records a reply of 1 as a yes.
      */
     public void eval(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        send(script, keys, args, call, index, (reply, failure) -> call.record(index, scriptReply(reply, failure)));
+        send(script, keys, args, (reply, failure) -> call.record(index, scriptReply(reply, failure)));
     }
 
     /**
      * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
      * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
      */
-    private void send(LuaScript script, byte[][] keys, byte[][] args, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
+    private void send(LuaScript script, byte[][] keys, byte[][] args, BiConsumer<Long, Throwable> done) {
         List<SlotGroups.Part> parts = (this.cluster != null) ? SlotGroups.split(script, keys, args) : null;
         if (parts != null) {
-            sendParts(script, parts, call, index, done);
+            sendParts(script, parts, done);
             return;
         }
         byte[][] placed = placed(keys);
         NodeConnection connection = route(placed[0]);
         RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
         if (connection == null || async == null) {
-            if (call != null) {
-                call.record(index, notConnected());
-            }
+            // Not sent: the callback hears why, so that a release is owed (sent once the node is back).
+            done.accept(null, new NodeReply.NotSent(notConnected()));
             return;
         }
         send(connection, async, script, placed, args, done);
     }
 
-    /** Runs a script on the given commands of one of this node's connections, as {@link #send(LuaScript, byte[][], byte[][], QuorumCall, int, BiConsumer)}. */
+    /** Runs a script on the given commands of one of this node's connections, as {@link #send(LuaScript, byte[][], byte[][], BiConsumer)}. */
     private void send(NodeConnection connection, RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args,
             BiConsumer<Long, Throwable> done) {
         this.awaitingReply.incrementAndGet();
@@ -554,7 +559,7 @@ public final class RedisNodeClient {
      * slot, and hands the node's reply to {@code done} once every group answered: the first failure, or the groups'
      * replies combined. An acquisition that some groups granted and another refused releases those groups at once.
      */
-    private void sendParts(LuaScript script, List<SlotGroups.Part> parts, @Nullable QuorumCall call, int index, BiConsumer<Long, Throwable> done) {
+    private void sendParts(LuaScript script, List<SlotGroups.Part> parts, BiConsumer<Long, Throwable> done) {
         int count = parts.size();
         NodeConnection[] connections = new NodeConnection[count];
         List<RedisAsyncCommands<byte[], byte[]>> commands = new ArrayList<>(count);
@@ -564,9 +569,7 @@ public final class RedisNodeClient {
             connections[i] = route(placed[i][0]);
             RedisAsyncCommands<byte[], byte[]> async = (connections[i] != null) ? connections[i].commands() : null;
             if (async == null) {
-                if (call != null) {
-                    call.record(index, notConnected());
-                }
+                done.accept(null, new NodeReply.NotSent(notConnected())); // none sent
                 return;
             }
             commands.add(async);
@@ -599,7 +602,7 @@ public final class RedisNodeClient {
                 long ttlMillis = Long.parseLong(new String(parts.get(i).args()[1], java.nio.charset.StandardCharsets.US_ASCII));
                 OwedReleases.Release release = new OwedReleases.Release(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(),
                         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
-                send(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(), null, 0, (reply, failure) -> {
+                send(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(), (reply, failure) -> {
                     if (notDelivered(scriptReply(reply, failure))) {
                         owe(release);
                     }
@@ -623,7 +626,7 @@ public final class RedisNodeClient {
 
     /** Sends the owed releases whose keys may still exist; one rejected again is owed again. */
     private void resendOwed() {
-        this.owed.drain((release) -> send(release.script(), release.keys(), release.args(), null, 0, (reply, failure) -> {
+        this.owed.drain((release) -> send(release.script(), release.keys(), release.args(), (reply, failure) -> {
             if (scriptReply(reply, failure).outcome() == NodeReply.Outcome.REJECTED) {
                 owe(release);
             }

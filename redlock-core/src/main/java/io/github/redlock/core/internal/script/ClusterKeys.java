@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * Fencing: a standalone node keeps one counter for all locks, which a cluster node cannot (it would be in one slot).
  * There each lock has its own, the lock's key, {@code 0xFF}, {@code fence}, placed in the lock's slot like the other
  * parts: a script given the node-wide counter beside a lock's keys is given the lock's counter instead. The scripts
- * keep a lock's counter for 10 minutes after its last raise; one that expired, like one lost in a restart or a
- * failover, starts again at the node's clock in microseconds ({@code fence-prelude.lua}), above the tokens it gave.
+ * keep a lock's counter for 10 minutes after its last raise and never answer it below the node's clock in
+ * microseconds ({@code fence-prelude.lua}): one that expired, was lost in a restart or set back by a failover answers
+ * from the clock.
  */
 public final class ClusterKeys {
 

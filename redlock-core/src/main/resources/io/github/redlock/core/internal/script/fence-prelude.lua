@@ -13,23 +13,30 @@ local function clock_floor()
 end
 
 -- On a Redis Cluster node a lock has a counter of its own, in its key's slot (its key, the byte 0xFF, `fence`, the
--- key hash-tagged: see ClusterKeys), kept for 10 minutes after its last raise: a counter that expired starts again at
--- the clock's floor, above the tokens it gave. The node-wide counter of other nodes never expires.
-local function keep_lock_counter(key)
-    if string.sub(key, -6) == '\255fence' then
-        redis.call('pexpire', key, 600000)
-    end
+-- key hash-tagged: see ClusterKeys), kept for 10 minutes after its last raise, and never answered below the clock's
+-- floor: one that expired starts again there, and so does one that a failover set back (a promoted replica may hold
+-- an older value, which replication had not brought up to date). The node-wide counter of other nodes never expires.
+local function is_lock_counter(key)
+    return string.sub(key, -6) == '\255fence'
 end
 
 -- Raises the counter `key` by one and returns it. A counter that did not exist (deleted or evicted without a
--- restart, which no repair notices, or a lock's counter on a cluster node that expired) starts at the clock's floor
--- instead of 1.
+-- restart, which no repair notices) starts at the clock's floor instead of 1; a lock's own counter never answers
+-- below it.
 local function next_fence(key)
     local counter = redis.call('incr', key)
-    keep_lock_counter(key)
+    if is_lock_counter(key) then
+        local floor = clock_floor()
+        if counter < tonumber(floor) then
+            redis.call('set', key, floor)
+            counter = tonumber(floor)
+        end
+        redis.call('pexpire', key, 600000)
+        return counter
+    end
     if counter == 1 then
         local floor = clock_floor()
-        redis.call('set', key, floor, 'KEEPTTL')
+        redis.call('set', key, floor)
         return tonumber(floor)
     end
     return counter
