@@ -211,6 +211,18 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /**
+     * Waits (up to 30 s) until the cluster is whole again, as {@link #start(int, int)} leaves it: every node runs and
+     * reports {@code cluster_state:ok}, knows every other node without doubt, sees as many masters as it started with,
+     * and, as a replica, is in sync with its master. Unlike {@link #reset()}, it undoes no fault and deletes no key: it
+     * is the wait after a killed node was restarted on its own ({@link RedisNode#restart()}), which keeps its cluster
+     * identity ({@code nodes.conf}) and so rejoins as a replica of the node that took its slots over.
+     * @throws IllegalStateException when the cluster is not whole within 30 s, with the first problem found
+     */
+    public void awaitHealthy() {
+        awaitHealthy("become whole");
+    }
+
+    /**
      * Undoes every fault and empties the cluster: killed nodes are restarted on their ports (empty, with their cluster
      * identity), paused ones resumed, cut-off ones healed; then, once the cluster is whole again (up to 30 s), every
      * master's keys are deleted ({@code FLUSHALL}, which the replicas follow). Roles stay as failovers left them.

@@ -104,6 +104,25 @@ class RedisClusterIntegrationTests {
     }
 
     @Test
+    void killedMasterRestartedOnItsOwnRejoinsAsAReplicaOfItsReplacementWithTheKeysKept() throws IOException {
+        try (RedisCluster cluster = RedisCluster.start(3, 1)) {
+            RedisNode master = cluster.masterOf("order:42");
+            RedisNode replica = cluster.replicasOf(master).get(0);
+            assertThat(Resp.call(master.port(), 1000, "SET", "order:42", "paid")).isEqualTo("OK");
+            assertThat(Resp.call(master.port(), 1000, "WAIT", "1", "1000")).isEqualTo(1L);
+            cluster.kill(master);
+            assertThat(cluster.awaitFailover(master)).isSameAs(replica);
+
+            master.restart();
+            cluster.awaitHealthy();
+
+            assertThat(cluster.replicasOf(replica)).containsExactly(master);
+            assertThat(role(master)).isEqualTo("slave");
+            assertThat(Resp.call(replica.port(), 1000, "GET", "order:42")).isEqualTo("paid");
+        }
+    }
+
+    @Test
     void failoverOfAMasterWithoutReplicaSaysWhatToDo() {
         try (RedisCluster cluster = RedisCluster.start()) {
             RedisNode master = cluster.masters().get(0);
