@@ -44,6 +44,7 @@ public final class ChaosClient {
 
     private final Redlock plain;
 
+    /** The Redlock of the fenced locks, or null when the run takes none. */
     private final Redlock fenced;
 
     private final Storage storage;
@@ -57,9 +58,11 @@ public final class ChaosClient {
         this.index = index;
         this.maxTtlMillis = settings.maxTtlMillis(index);
         this.plain = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(this.maxTtlMillis))
-                .restartQuarantine(settings.quarantine()).build();
-        this.fenced = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(this.maxTtlMillis))
-                .restartQuarantine(settings.quarantine()).fencing(settings.fencing()).keyPrefix("fenced:").build();
+                .restartQuarantine(settings.quarantine()).keyPrefix(History.Kind.EXCLUSIVE.keyPrefix()).build();
+        // Only when asked for: a run with a Redis Cluster node takes no fenced locks, which the core refuses there.
+        this.fenced = settings.kinds().contains(History.Kind.FENCED) ? Redlock.builder().nodes(settings.nodes())
+                .maxTtl(Duration.ofMillis(this.maxTtlMillis)).restartQuarantine(settings.quarantine()).fencing(settings.fencing())
+                .keyPrefix(History.Kind.FENCED.keyPrefix()).build() : null;
         this.storage = new Storage(settings.storage());
         this.history = Files.newBufferedWriter(settings.directory().resolve("history-" + index + ".tsv"), StandardCharsets.UTF_8);
     }
@@ -91,7 +94,9 @@ public final class ChaosClient {
             thread.join();
         }
         this.plain.close();
-        this.fenced.close();
+        if (this.fenced != null) {
+            this.fenced.close();
+        }
         this.storage.close();
         this.historyLock.lock();
         try {
@@ -117,11 +122,7 @@ public final class ChaosClient {
     }
 
     private void once(int thread, History.Kind kind, SplittableRandom random) {
-        String lockKey = switch (kind) {
-            case EXCLUSIVE, EXTENDED -> "x:";
-            case READ, WRITE -> "rw:";
-            case FENCED -> "f:";
-        } + random.nextInt(this.settings.keys());
+        String lockKey = kind.lockKey(random.nextInt(this.settings.keys()));
         // An extended lease gets a short ttl, so that it is extended several times while held.
         long maxTtl = (kind == History.Kind.EXTENDED) ? Math.min(this.maxTtlMillis, 3 * this.settings.minTtlMillis())
                 : this.maxTtlMillis;

@@ -22,7 +22,9 @@ import io.github.redlock.core.RestartQuarantine;
  * ({@link #shortMaxTtlMillis()}), beside the others' long one: a fleet sharing the nodes and the key prefix
  * @param faultSeconds how long faults are injected; the run then goes on without faults for its liveness check
  * @param faults the kinds of fault drawn from
- * @param kinds the kinds of lock the clients take (all but for a control run that needs one)
+ * @param kinds the kinds of lock the clients take (all but for a control run that needs one, and but
+ * {@link History.Kind#FENCED} with fencing on in a run that may draw {@link FaultKind#CLUSTER_FAILOVER}: the core refuses
+ * fencing tokens on a Redis Cluster node)
  * @param longHolds the share of holds that last half to nine tenths of the ttl, rather than a few ms
  * @param quarantine the clients' restart quarantine ({@code NEVER} for the control run)
  * @param fencing whether the fenced locks' writes carry fencing tokens ({@code false} for the control run)
@@ -71,6 +73,11 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
             throw new IllegalArgumentException("a chaos run needs at least one kind of lock, e.g. " + EnumSet.allOf(History.Kind.class));
         }
         kinds = EnumSet.copyOf(kinds);
+        if (faults.contains(FaultKind.CLUSTER_FAILOVER) && fencing && kinds.contains(History.Kind.FENCED)) {
+            throw new IllegalArgumentException("chaos.kinds must leave FENCED out when chaos.faults has CLUSTER_FAILOVER: fencing tokens are "
+                    + "not supported yet with a Redis Cluster node; e.g. chaos.kinds=EXCLUSIVE,EXTENDED,READ,WRITE (the default then), "
+                    + "or chaos.fencing=false");
+        }
     }
 
     /** Options with the default max-ttl, {@link #MAX_TTL_MILLIS}. */
@@ -83,7 +90,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * Options from system properties: {@code chaos.seed} (random when blank), {@code chaos.clients},
      * {@code chaos.threads}, {@code chaos.shortClients} (1), {@code chaos.minutes} or {@code chaos.seconds},
      * {@code chaos.faults} (comma-separated {@link FaultKind} names; when blank, all but the clock jump and the
-     * failover, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; all when blank),
+     * failovers, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; when blank,
+     * all that the run's nodes take: see {@link #defaultKinds}),
      * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
@@ -94,16 +102,28 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
                 : Long.parseLong(blankTo(System.getProperty("chaos.seconds"), Long.toString(defaultSeconds)));
         String faults = System.getProperty("chaos.faults", "").trim();
         String kinds = System.getProperty("chaos.kinds", "").trim();
+        Set<FaultKind> faultKinds = faults.isEmpty() ? FaultKind.safe() : parse(FaultKind.class, faults, "chaos.faults");
+        boolean fencing = Boolean.parseBoolean(blankTo(System.getProperty("chaos.fencing"), "true"));
         return new ChaosOptions(seed.isEmpty() ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed),
                 Integer.parseInt(blankTo(System.getProperty("chaos.clients"), "4")),
                 Integer.parseInt(blankTo(System.getProperty("chaos.threads"), "6")),
-                Integer.parseInt(blankTo(System.getProperty("chaos.shortClients"), "1")), seconds,
-                faults.isEmpty() ? FaultKind.safe() : parse(FaultKind.class, faults, "chaos.faults"),
-                kinds.isEmpty() ? EnumSet.allOf(History.Kind.class) : parse(History.Kind.class, kinds, "chaos.kinds"),
+                Integer.parseInt(blankTo(System.getProperty("chaos.shortClients"), "1")), seconds, faultKinds,
+                kinds.isEmpty() ? defaultKinds(faultKinds, fencing) : parse(History.Kind.class, kinds, "chaos.kinds"),
                 Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
                 RestartQuarantine.valueOf(blankTo(System.getProperty("chaos.quarantine"), "AUTO").toUpperCase(Locale.ROOT)),
-                Boolean.parseBoolean(blankTo(System.getProperty("chaos.fencing"), "true")),
-                Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")));
+                fencing, Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")));
+    }
+
+    /**
+     * The kinds of lock a run takes unless told: all, but for the fenced locks with fencing on in a run that may draw
+     * {@link FaultKind#CLUSTER_FAILOVER}, whose Redis Cluster node the core refuses fencing tokens on.
+     */
+    static Set<History.Kind> defaultKinds(Set<FaultKind> faults, boolean fencing) {
+        Set<History.Kind> kinds = EnumSet.allOf(History.Kind.class);
+        if (faults.contains(FaultKind.CLUSTER_FAILOVER) && fencing) {
+            kinds.remove(History.Kind.FENCED);
+        }
+        return kinds;
     }
 
     private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {
@@ -133,6 +153,23 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions withMaxTtl(long millis) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, millis);
+    }
+
+    /**
+     * The Redis keys of the locks the run takes, with their Redlock's key prefix ({@code redlock:x:0}, …): a
+     * {@link FaultKind#CLUSTER_FAILOVER} fails over the shard of one of them.
+     */
+    List<String> lockedKeys() {
+        List<String> keys = new ArrayList<>();
+        for (History.Kind kind : this.kinds) {
+            for (int i = 0; i < KEYS; i++) {
+                String key = kind.keyPrefix() + kind.lockKey(i);
+                if (!keys.contains(key)) {
+                    keys.add(key);
+                }
+            }
+        }
+        return List.copyOf(keys);
     }
 
     /** The {@code maxTtl} of the short client processes: a quarter of {@link #maxTtlMillis()}. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +17,8 @@ import io.github.redlock.test.RedisNode;
 
 /**
  * A chaos run: five real nodes (the last standalone one under {@code libfaketime} when installed; a Sentinel group in
- * place of a standalone node, as the fifth, when the run may draw {@link FaultKind#FAILOVER}), a storage node, and several
+ * place of a standalone node when the run may draw {@link FaultKind#FAILOVER}, and a Redis Cluster in place of another
+ * when it may draw {@link FaultKind#CLUSTER_FAILOVER}, after the standalone ones), a storage node, and several
  * client processes ({@link ChaosClient}) that lock contended keys and write to the storage while faults are
  * injected ({@link Faults}) on a seeded schedule; then a quiet tail for the liveness check, and the
  * {@link HistoryChecker} over the merged history. {@code main} runs one from system properties
@@ -47,27 +49,28 @@ public final class ChaosRun {
 
     /** Runs one chaos run and checks its history; the report and timeline are written to its directory. */
     static CheckReport run(ChaosOptions options) throws IOException, InterruptedException {
-        Path directory = Files.createDirectories(options.directory());
-        try (var old = Files.list(directory)) {
-            for (Path file : (Iterable<Path>) old::iterator) {
-                Files.deleteIfExists(file);
-            }
-        }
+        Path directory = emptyDirectory(options.directory());
         System.out.println("chaos run: seed " + options.seed() + ", " + options.clients() + " clients x " + options.threads()
                 + " threads (max-ttl by client " + options.clientMaxTtlMillis() + " ms), " + options.faultSeconds() + " s of faults "
-                + options.faults() + ", quarantine " + options.quarantine() + ", fencing " + options.fencing() + ", in "
-                + directory.toAbsolutePath());
+                + options.faults() + ", locks " + options.kinds() + ", quarantine " + options.quarantine() + ", fencing "
+                + options.fencing() + ", in " + directory.toAbsolutePath());
         List<RedisNode> nodes = new ArrayList<>();
         RedisNode storageNode = null;
         List<Process> clients = new ArrayList<>();
         SentinelFailover group = null;
+        ClusterFailover cluster = null;
         try {
             boolean failover = options.faults().contains(FaultKind.FAILOVER);
-            Path clockFile = startStandalone(failover ? 4 : 5, directory, nodes);
+            boolean clusterFailover = options.faults().contains(FaultKind.CLUSTER_FAILOVER);
+            Path clockFile = startStandalone(5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0), directory, nodes);
             List<String> uris = new ArrayList<>(nodes.stream().map(RedisNode::uri).toList());
-            if (failover) { // the fifth node is a Sentinel group, for the failover faults
+            if (failover) { // a Sentinel group in place of a standalone node, for the failover faults
                 group = SentinelFailover.start();
                 uris.add(group.uri());
+            }
+            if (clusterFailover) { // a Redis Cluster in place of another, for the cluster failover faults
+                cluster = ClusterFailover.start(options.lockedKeys());
+                uris.add(cluster.uri());
             }
             storageNode = RedisNode.start();
             ChaosSettings settings = new ChaosSettings(List.copyOf(uris), storageNode.uri(), options.threads(),
@@ -81,7 +84,7 @@ public final class ChaosRun {
             }
             awaitReady(directory, clients);
             long runStart = System.nanoTime();
-            Faults faults = new Faults(nodes, group, clients, clockFile, options.maxTtlMillis());
+            Faults faults = new Faults(nodes, group, cluster, clients, clockFile, options.maxTtlMillis());
             long faultsEnd = injectFaults(options, faults, runStart);
             Faults.sleep(options.tailMillis());
             Files.writeString(directory.resolve("stop"), "stop");
@@ -96,14 +99,22 @@ public final class ChaosRun {
         finally {
             clients.forEach(Process::destroyForcibly);
             nodes.forEach(RedisNode::close);
-            if (group != null) {
-                group.close();
-            }
-            if (storageNode != null) {
-                storageNode.close();
-            }
+            Optional.ofNullable(group).ifPresent(SentinelFailover::close);
+            Optional.ofNullable(cluster).ifPresent(ClusterFailover::close);
+            Optional.ofNullable(storageNode).ifPresent(RedisNode::close);
         }
         return HistoryChecker.checkAndWrite(directory);
+    }
+
+    /** Creates the run's directory, or empties it of an earlier run's files. */
+    private static Path emptyDirectory(Path path) throws IOException {
+        Path directory = Files.createDirectories(path);
+        try (var old = Files.list(directory)) {
+            for (Path file : (Iterable<Path>) old::iterator) {
+                Files.deleteIfExists(file);
+            }
+        }
+        return directory;
     }
 
     /**
@@ -128,7 +139,7 @@ public final class ChaosRun {
     }
 
     /** The libfaketime library of this machine, if it is installed. */
-    static java.util.Optional<Path> faketime() {
+    static Optional<Path> faketime() {
         return FAKETIME.stream().filter(Files::isReadable).findFirst();
     }
 

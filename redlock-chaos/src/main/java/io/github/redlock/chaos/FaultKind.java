@@ -68,15 +68,31 @@ enum FaultKind {
      * the model: a failover is a restart, and the promoted replica must wait out the quarantine. The killed server
      * then comes back empty as a replica of the new master. Not drawn unless asked for (see {@link #safe()}).
      */
-    FAILOVER;
+    FAILOVER,
+
+    /**
+     * The node that is a Redis Cluster (three masters, a replica each; a run that may draw this fault has one, beside
+     * standalone nodes) fails one shard over in the hazardous way, as {@link #FAILOVER} does to a Sentinel group: the
+     * shard of a key the run locks, whose replica is cut off from its master while the master acknowledges writes, then
+     * the master is killed and the replica promoted without them, with two standalone nodes cut off from the clients
+     * meanwhile. The killed server comes back empty and rejoins as the promoted one's replica. Within the model: the
+     * whole cluster node waits out the quarantine once a master of it is replaced. Not drawn unless asked for.
+     * <p>
+     * A kind of its own rather than a setting that makes {@link #FAILOVER}'s node a cluster: each kind names the node it
+     * fails over, so that the report's fault counts say which was failed over, a run can draw both (each on its own node,
+     * with three standalone nodes beside them), and the runs already reported with {@link #FAILOVER} keep their meaning.
+     * Its runs take no fenced locks, which the core refuses on a cluster node (see {@link ChaosOptions}).
+     */
+    CLUSTER_FAILOVER;
 
     /**
      * The faults a run draws from by default: all under which the lock must stay safe, so not {@link #CLOCK_JUMP}, but
-     * {@link #FAILOVER}: it puts a Sentinel group in the place of a standalone node, which the other faults leave alone,
-     * so that {@link #EVERY_NODE_RESTART} would no longer restart every node.
+     * neither {@link #FAILOVER} nor {@link #CLUSTER_FAILOVER}: each puts a node of its own (a Sentinel group, a Redis
+     * Cluster) in the place of a standalone node, which the other faults leave alone, so that
+     * {@link #EVERY_NODE_RESTART} would no longer restart every node.
      */
     static java.util.Set<FaultKind> safe() {
-        return java.util.EnumSet.complementOf(java.util.EnumSet.of(CLOCK_JUMP, FAILOVER));
+        return java.util.EnumSet.complementOf(java.util.EnumSet.of(CLOCK_JUMP, FAILOVER, CLUSTER_FAILOVER));
     }
 
 }

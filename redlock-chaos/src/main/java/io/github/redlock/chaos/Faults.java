@@ -21,7 +21,8 @@ import io.github.redlock.test.RedisNode;
  * from the schedule, so that a seed gives the same faults.
  * <p>
  * When the run may draw {@link FaultKind#FAILOVER}, one more node of the lock is a Sentinel group
- * ({@link SentinelFailover}); the other faults leave it alone and act on the standalone nodes, but for the count of
+ * ({@link SentinelFailover}), and when it may draw {@link FaultKind#CLUSTER_FAILOVER}, one more is a Redis Cluster
+ * ({@link ClusterFailover}); the other faults leave them alone and act on the standalone nodes, but for the count of
  * a majority, which is over every node of the lock.
  */
 final class Faults {
@@ -41,8 +42,11 @@ final class Faults {
 
     private final long maxTtlMillis;
 
-    /** The Sentinel group that is the lock's last node, or null when the run has none. */
+    /** The Sentinel group that is a node of the lock, or null when the run has none. */
     private final SentinelFailover group;
+
+    /** The Redis Cluster that is a node of the lock, or null when the run has none. */
+    private final ClusterFailover cluster;
 
     private final List<History.Fault> injected = new ArrayList<>();
 
@@ -55,11 +59,23 @@ final class Faults {
     /**
      * Faults on standalone nodes and a Sentinel group.
      * @param nodes the standalone nodes of the lock
-     * @param group the Sentinel group that is the lock's last node, or null
+     * @param group the Sentinel group that is a node of the lock, or null
      */
     Faults(List<RedisNode> nodes, SentinelFailover group, List<Process> clients, Path clockFile, long maxTtlMillis) {
+        this(nodes, group, null, clients, clockFile, maxTtlMillis);
+    }
+
+    /**
+     * Faults on standalone nodes, a Sentinel group and a Redis Cluster.
+     * @param nodes the standalone nodes of the lock
+     * @param group the Sentinel group that is a node of the lock, or null
+     * @param cluster the Redis Cluster that is a node of the lock, or null
+     */
+    Faults(List<RedisNode> nodes, SentinelFailover group, ClusterFailover cluster, List<Process> clients, Path clockFile,
+            long maxTtlMillis) {
         this.nodes = nodes;
         this.group = group;
+        this.cluster = cluster;
         this.durable = new boolean[nodes.size()];
         this.clients = clients;
         this.clockFile = clockFile;
@@ -76,6 +92,7 @@ final class Faults {
         return switch (kind) {
             case CLOCK_JUMP -> this.clockFile != null;
             case FAILOVER -> this.group != null;
+            case CLUSTER_FAILOVER -> this.cluster != null;
             default -> true;
         };
     }
@@ -122,6 +139,7 @@ final class Faults {
             case CLOCK_JUMP -> clockJump(random);
             case MINORITY_COMBINED -> minorityCombined(random);
             case FAILOVER -> failover(random);
+            case CLUSTER_FAILOVER -> clusterFailover(random);
             case MAJORITY_DOWN -> {
                 List<Integer> majority = distinct(random, majority());
                 long paused = 500 + random.nextInt(1500);
@@ -146,6 +164,9 @@ final class Faults {
         }
         if (this.group != null) {
             this.group.heal();
+        }
+        if (this.cluster != null) {
+            this.cluster.heal();
         }
         for (Process client : this.clients) {
             if (client.isAlive()) {
@@ -199,9 +220,23 @@ final class Faults {
         return "nodes " + cut + " cut off from the clients for " + lagMillis + " ms while the group's replica lagged; " + detail;
     }
 
-    /** How many nodes the lock has: the standalone ones and the Sentinel group, if any. */
+    /**
+     * Fails a shard of the Redis Cluster over while its replica lags ({@link ClusterFailover#failOverLosingWrites}), with
+     * standalone nodes cut off from the clients meanwhile as {@link #failover} does: the locks taken then hold a bare
+     * majority with the cluster's master among it. The lag is longer than a Sentinel group's (0.6 to 1.4 s rather than 0.3
+     * to 0.8 s): only the locks whose keys the failed shard serves are at stake, about a third of them, and with the
+     * shorter lag too few were taken in it for a control to find the hazard reliably.
+     */
+    private String clusterFailover(Random random) {
+        List<Integer> cut = distinct(random, lockNodes() - majority());
+        long lagMillis = 600 + random.nextInt(800);
+        String detail = this.cluster.failOverLosingWrites(random, () -> outFor(cut, lagMillis, RedisNode::cutOff, RedisNode::heal));
+        return "nodes " + cut + " cut off from the clients for " + lagMillis + " ms while a cluster replica lagged; " + detail;
+    }
+
+    /** How many nodes the lock has: the standalone ones, the Sentinel group and the Redis Cluster, if any. */
     private int lockNodes() {
-        return this.nodes.size() + ((this.group != null) ? 1 : 0);
+        return this.nodes.size() + ((this.group != null) ? 1 : 0) + ((this.cluster != null) ? 1 : 0);
     }
 
     /** A majority of the lock's nodes. */

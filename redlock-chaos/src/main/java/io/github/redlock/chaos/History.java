@@ -41,6 +41,20 @@ final class History {
             return this != READ;
         }
 
+        /** The lock key of the given index ({@code x:3}, {@code rw:3}, {@code f:3}): kinds that share keys share a lock. */
+        String lockKey(int index) {
+            return switch (this) {
+                case EXCLUSIVE, EXTENDED -> "x:";
+                case READ, WRITE -> "rw:";
+                case FENCED -> "f:";
+            } + index;
+        }
+
+        /** The key prefix of the Redlock that takes locks of this kind: the fenced one has its own. */
+        String keyPrefix() {
+            return (this == FENCED) ? "fenced:" : "redlock:";
+        }
+
     }
 
     /**

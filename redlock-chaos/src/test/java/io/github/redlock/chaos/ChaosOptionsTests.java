@@ -44,6 +44,26 @@ class ChaosOptionsTests {
             .withMessageContaining("max-ttl must be at least 400 ms");
     }
 
+    @Test
+    void aRunWithAClusterNodeTakesNoFencedLocksUnlessFencingIsOff() {
+        EnumSet<FaultKind> faults = EnumSet.of(FaultKind.NODE_RESTART, FaultKind.CLUSTER_FAILOVER);
+        assertThat(ChaosOptions.defaultKinds(faults, true)).containsExactlyInAnyOrder(History.Kind.EXCLUSIVE, History.Kind.EXTENDED,
+                History.Kind.READ, History.Kind.WRITE);
+        assertThat(ChaosOptions.defaultKinds(faults, false)).containsExactlyInAnyOrder(History.Kind.values());
+        assertThat(ChaosOptions.defaultKinds(EnumSet.of(FaultKind.FAILOVER), true)).containsExactlyInAnyOrder(History.Kind.values());
+        assertThatIllegalArgumentException().isThrownBy(() -> new ChaosOptions(1, 2, 1, 0, 1, faults, EnumSet.allOf(History.Kind.class), 0.05,
+                RestartQuarantine.AUTO, true, Path.of("target/chaos/options")))
+            .withMessageContaining("chaos.kinds must leave FENCED out when chaos.faults has CLUSTER_FAILOVER");
+    }
+
+    @Test
+    void theLockedKeysAreTheRedisKeysOfTheKindsTheRunTakes() {
+        ChaosOptions exclusive = new ChaosOptions(1, 2, 1, 0, 1, EnumSet.of(FaultKind.CLUSTER_FAILOVER),
+                EnumSet.of(History.Kind.EXCLUSIVE, History.Kind.EXTENDED), 1.0, RestartQuarantine.AUTO, true, Path.of("target/chaos/options"));
+        assertThat(exclusive.lockedKeys()).hasSize(ChaosOptions.KEYS).first().isEqualTo("redlock:x:0");
+        assertThat(options(1, 2, 0).lockedKeys()).hasSize(3 * ChaosOptions.KEYS).contains("redlock:rw:7", "fenced:f:7");
+    }
+
     private static ChaosOptions options(long seed, int clients, int shortClients) {
         return new ChaosOptions(seed, clients, 1, shortClients, 1, EnumSet.of(FaultKind.NODE_RESTART), EnumSet.allOf(History.Kind.class),
                 0.05, RestartQuarantine.AUTO, true, Path.of("target/chaos/options"));

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The durable restart faults and the failover of a Sentinel node on real processes: the configuration and the data
- * each leaves a node with.
+ * The durable restart faults and the failovers of a Sentinel node and of a Redis Cluster node on real processes: the
+ * configuration and the data each leaves a node with.
  */
 class FaultsIntegrationTests {
 
@@ -90,6 +90,42 @@ class FaultsIntegrationTests {
             }
             faults.inject(FaultKind.FAILOVER, new Random(7));
             assertThat(faults.injected().get(0).detail()).startsWith("nodes [").contains("cut off from the clients", "promoted");
+            for (RedisNode node : redis.nodes()) {
+                assertThat(call(node, (commands) -> commands.ping())).as("%s takes clients again", node).isEqualTo("PONG");
+            }
+        }
+    }
+
+    /**
+     * The same hazard in a Redis Cluster node, twice in a row on the shard of one key (the killed server must have
+     * rejoined the shard as the promoted one's replica for the second): a key the master acknowledged while its replica
+     * lagged is missing on the promoted replica, a key written before is not.
+     */
+    @Test
+    void aClusterFailoverPromotesAReplicaWithoutTheWritesOfTheLagAndTheKilledServerRejoinsTheShardForTheNext() {
+        String key = "redlock:x:0";
+        try (RedisNodes redis = RedisNodes.start(4); ClusterFailover cluster = ClusterFailover.start(List.of(key))) {
+            Faults faults = new Faults(redis.nodes(), null, cluster, List.of(), null, 2_000);
+            for (int round = 1; round <= 2; round++) {
+                RedisNode master = cluster.cluster().masterOf(key);
+                String replicated = "{" + key + "}before-" + round; // the key's slot, so the same master
+                call(master, (commands) -> commands.set(replicated, "replicated"));
+                assertThat(call(master, (commands) -> String.valueOf(commands.waitForReplication(1, 10_000)))).as("replicas that have it").isEqualTo("1");
+                String lagged = "{" + key + "}lagged-" + round;
+                long start = System.nanoTime();
+                String detail = cluster.failOverLosingWrites(new Random(round), () -> call(master, (commands) -> commands.set(lagged, "acknowledged")));
+                long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                System.out.println("cluster failover " + round + " in " + millis + " ms: " + detail);
+                RedisNode promoted = cluster.cluster().masterOf(key);
+                assertThat(promoted).as("the replica was promoted").isNotSameAs(master);
+                assertThat(call(promoted, (commands) -> commands.get(replicated))).isEqualTo("replicated");
+                assertThat(call(promoted, (commands) -> commands.get(lagged))).as("what the master acknowledged in the lag").isNull();
+                assertThat(cluster.cluster().replicasOf(promoted)).as("the killed server is the shard's replica again").containsExactly(master);
+                assertThat(call(master, (commands) -> commands.info("replication"))).contains("role:slave", "master_port:" + promoted.port(),
+                        "master_link_status:up");
+            }
+            faults.inject(FaultKind.CLUSTER_FAILOVER, new Random(7));
+            assertThat(faults.injected().get(0).detail()).startsWith("nodes [").contains("cut off from the clients", "of " + key, "promoted");
             for (RedisNode node : redis.nodes()) {
                 assertThat(call(node, (commands) -> commands.ping())).as("%s takes clients again", node).isEqualTo("PONG");
             }

@@ -1,0 +1,177 @@
+package io.github.redlock.chaos;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.test.RedisCluster;
+import io.github.redlock.test.RedisNode;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * The Redis Cluster that is one of a run's nodes (three masters, a replica each), and its
+ * {@link FaultKind#CLUSTER_FAILOVER}: a failover of one shard in the hazardous way, as {@link SentinelFailover} does
+ * it to a Sentinel group. The shard is the one that serves a key the run locks, drawn from the seed. Its replica is
+ * cut off from its master first (paused, and its replication link dropped with {@code CLIENT KILL TYPE replica}), so
+ * that what the master acknowledges from then on never reaches it; the master is then killed, and the replica is
+ * promoted without those writes. The killed server comes back empty on its port with its cluster identity (its
+ * {@code nodes.conf}), so that it rejoins as a replica of the promoted one, and the shard has a replica again for the
+ * next failover.
+ * <p>
+ * The replica is told to take over ({@code CLUSTER FAILOVER TAKEOVER}) as soon as the master is killed, rather than left
+ * to the cluster, whose masters mark a master failed only after the node timeout (2 s here) and then elect a replica
+ * after a further delay of half a second or more: a lease of the run lasts 2 s at most, and must still be valid when
+ * the promoted replica votes for the hazard to matter. {@code TAKEOVER}, not {@code FORCE}: with {@code FORCE} the
+ * other masters still elect the replica, but a master votes for no replica of a shard within twice the node timeout
+ * (4 s) of its last vote for that shard, and a run of this fault alone fails shards over every 2 to 4 s; the refused
+ * election then waits for the cluster's own failover, some 9 s, by which time every lease of the lag has run out.
+ * {@code TAKEOVER} promotes the replica without a vote, as quickly every time; here no other replica could win an
+ * election, so the outcome is the one an election would have. Every wait is bounded ({@link #TIMEOUT}, and the 30 s of {@link RedisCluster}'s
+ * waits); should the takeover not happen, the cluster's own failover promotes the replica after its timeout.
+ */
+final class ClusterFailover implements AutoCloseable {
+
+    /** The longest the replica may refuse to take over before the cluster's own failover is waited for instead. */
+    static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private static final long POLL_MILLIS = 50;
+
+    private final RedisCluster cluster;
+
+    /** The Redis keys the run locks: the shard that fails over serves one of them. */
+    private final List<String> keys;
+
+    private final RedisClient client = RedisClient.create();
+
+    /**
+     * Fails over the given cluster, which it closes with itself.
+     * @param keys the Redis keys (with the key prefix) that the run locks, one of which each failover's shard serves
+     */
+    ClusterFailover(RedisCluster cluster, List<String> keys) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("a cluster failover needs the keys the run locks, to fail over a shard that holds one");
+        }
+        this.cluster = cluster;
+        this.keys = List.copyOf(keys);
+    }
+
+    /** Starts a cluster of three masters with a replica each, settled. */
+    static ClusterFailover start(List<String> keys) {
+        return new ClusterFailover(RedisCluster.start(3, 1), keys);
+    }
+
+    /** The cluster's node entry, {@code redis-cluster://…} with every node as a seed. */
+    String uri() {
+        return this.cluster.uri();
+    }
+
+    /** The cluster's servers. */
+    RedisCluster cluster() {
+        return this.cluster;
+    }
+
+    /**
+     * Fails one shard over in the hazardous way, as the class describes, and returns when the killed server replicates
+     * the promoted one and the cluster is whole again.
+     * @param random draws the key whose shard fails over
+     * @param lagging runs while the replica is cut off from the master, before the master is killed: what is written to
+     * the master meanwhile is missing on the promoted replica
+     * @return what was done, for the run's fault log
+     */
+    String failOverLosingWrites(Random random, Runnable lagging) {
+        awaitReady();
+        String key = this.keys.get(random.nextInt(this.keys.size()));
+        RedisNode master = this.cluster.masterOf(key);
+        RedisNode replica = this.cluster.replicasOf(master).get(0);
+        replica.pause();
+        try {
+            dropReplicas(master);
+            lagging.run();
+            this.cluster.kill(master);
+        }
+        finally {
+            replica.resume();
+        }
+        long killed = System.nanoTime();
+        String forced = takeOver(replica);
+        RedisNode promoted = this.cluster.awaitFailover(master);
+        long failedOver = System.nanoTime();
+        master.restart();
+        this.cluster.awaitHealthy();
+        return "master " + master.hostAndPort() + " of " + key + " killed while its replica lagged, " + promoted.hostAndPort()
+                + " promoted after " + TimeUnit.NANOSECONDS.toMillis(failedOver - killed) + " ms" + forced
+                + "; the killed server back empty as its replica after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failedOver)
+                + " ms";
+    }
+
+    /**
+     * Waits until the cluster is whole: every node up and known to every other, every replica in sync with its master.
+     * A failover can then promote any replica at once.
+     */
+    void awaitReady() {
+        this.cluster.awaitHealthy();
+    }
+
+    /** Resumes and restarts whatever a failed failover left paused or down, so that the run can end. */
+    void heal() {
+        for (RedisNode server : this.cluster.nodes()) {
+            if (server.isPaused()) {
+                server.resume();
+            }
+            if (!server.isRunning()) {
+                server.restart();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        this.cluster.close();
+    }
+
+    /** Drops the master's replication links ({@code CLIENT KILL TYPE replica}): the paused replica hears no more. */
+    private void dropReplicas(RedisNode master) {
+        try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(master))) {
+            connection.sync().clientKill(KillArgs.Builder.typeSlave());
+        }
+    }
+
+    /**
+     * Tells the replica to take over ({@code CLUSTER FAILOVER TAKEOVER}), again while it answers with an error, until it
+     * accepts, is a master already, or {@link #TIMEOUT} passes.
+     * @return nothing when the replica accepted, else a note for the fault log that the cluster's own failover was waited for
+     */
+    private String takeOver(RedisNode replica) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        String last = "nothing";
+        while (System.nanoTime() - deadline < 0) {
+            try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(replica))) {
+                last = connection.sync().clusterFailover(false, true);
+                if ("OK".equals(last)) {
+                    return "";
+                }
+            }
+            catch (RuntimeException ex) {
+                last = ex.getMessage();
+                if (last != null && last.contains("to a replica")) {
+                    break; // a master already: the cluster's own failover came first
+                }
+            }
+            Faults.sleep(POLL_MILLIS);
+        }
+        return " (CLUSTER FAILOVER TAKEOVER answered " + last + ": the cluster's own failover promoted it)";
+    }
+
+    /** The node's URI with a command timeout of 2 s: a paused or killed server fails a step, never hangs it. */
+    private static RedisURI uri(RedisNode node) {
+        RedisURI uri = RedisURI.create(node.uri());
+        uri.setTimeout(Duration.ofSeconds(2));
+        return uri;
+    }
+
+}
