@@ -59,7 +59,7 @@ public final class ChaosClient {
         this.maxTtlMillis = settings.maxTtlMillis(index);
         this.plain = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(this.maxTtlMillis))
                 .restartQuarantine(settings.quarantine()).keyPrefix(History.Kind.EXCLUSIVE.keyPrefix()).build();
-        // Only when asked for: a run with a Redis Cluster node takes no fenced locks, which the core refuses there.
+        // Only when the run takes fenced locks.
         this.fenced = settings.kinds().contains(History.Kind.FENCED) ? Redlock.builder().nodes(settings.nodes())
                 .maxTtl(Duration.ofMillis(this.maxTtlMillis)).restartQuarantine(settings.quarantine()).fencing(settings.fencing())
                 .keyPrefix(History.Kind.FENCED.keyPrefix()).build() : null;

@@ -22,9 +22,7 @@ import io.github.redlock.core.RestartQuarantine;
  * ({@link #shortMaxTtlMillis()}), beside the others' long one: a fleet sharing the nodes and the key prefix
  * @param faultSeconds how long faults are injected; the run then goes on without faults for its liveness check
  * @param faults the kinds of fault drawn from
- * @param kinds the kinds of lock the clients take (all but for a control run that needs one, and but
- * {@link History.Kind#FENCED} with fencing on in a run that may draw {@link FaultKind#CLUSTER_FAILOVER}: the core refuses
- * fencing tokens on a Redis Cluster node)
+ * @param kinds the kinds of lock the clients take (all but for a control run that needs one)
  * @param longHolds the share of holds that last half to nine tenths of the ttl, rather than a few ms
  * @param quarantine the clients' restart quarantine ({@code NEVER} for the control run)
  * @param fencing whether the fenced locks' writes carry fencing tokens ({@code false} for the control run)
@@ -73,11 +71,6 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
             throw new IllegalArgumentException("a chaos run needs at least one kind of lock, e.g. " + EnumSet.allOf(History.Kind.class));
         }
         kinds = EnumSet.copyOf(kinds);
-        if (faults.contains(FaultKind.CLUSTER_FAILOVER) && fencing && kinds.contains(History.Kind.FENCED)) {
-            throw new IllegalArgumentException("chaos.kinds must leave FENCED out when chaos.faults has CLUSTER_FAILOVER: fencing tokens are "
-                    + "not supported yet with a Redis Cluster node; e.g. chaos.kinds=EXCLUSIVE,EXTENDED,READ,WRITE (the default then), "
-                    + "or chaos.fencing=false");
-        }
     }
 
     /** Options with the default max-ttl, {@link #MAX_TTL_MILLIS}. */
@@ -91,7 +84,7 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * {@code chaos.threads}, {@code chaos.shortClients} (1), {@code chaos.minutes} or {@code chaos.seconds},
      * {@code chaos.faults} (comma-separated {@link FaultKind} names; when blank, all but the clock jump and the
      * failovers, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; when blank,
-     * all that the run's nodes take: see {@link #defaultKinds}),
+     * all),
      * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
@@ -108,22 +101,10 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
                 Integer.parseInt(blankTo(System.getProperty("chaos.clients"), "4")),
                 Integer.parseInt(blankTo(System.getProperty("chaos.threads"), "6")),
                 Integer.parseInt(blankTo(System.getProperty("chaos.shortClients"), "1")), seconds, faultKinds,
-                kinds.isEmpty() ? defaultKinds(faultKinds, fencing) : parse(History.Kind.class, kinds, "chaos.kinds"),
+                kinds.isEmpty() ? EnumSet.allOf(History.Kind.class) : parse(History.Kind.class, kinds, "chaos.kinds"),
                 Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
                 RestartQuarantine.valueOf(blankTo(System.getProperty("chaos.quarantine"), "AUTO").toUpperCase(Locale.ROOT)),
                 fencing, Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")));
-    }
-
-    /**
-     * The kinds of lock a run takes unless told: all, but for the fenced locks with fencing on in a run that may draw
-     * {@link FaultKind#CLUSTER_FAILOVER}, whose Redis Cluster node the core refuses fencing tokens on.
-     */
-    static Set<History.Kind> defaultKinds(Set<FaultKind> faults, boolean fencing) {
-        Set<History.Kind> kinds = EnumSet.allOf(History.Kind.class);
-        if (faults.contains(FaultKind.CLUSTER_FAILOVER) && fencing) {
-            kinds.remove(History.Kind.FENCED);
-        }
-        return kinds;
     }
 
     private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {

@@ -45,18 +45,6 @@ class ChaosOptionsTests {
     }
 
     @Test
-    void aRunWithAClusterNodeTakesNoFencedLocksUnlessFencingIsOff() {
-        EnumSet<FaultKind> faults = EnumSet.of(FaultKind.NODE_RESTART, FaultKind.CLUSTER_FAILOVER);
-        assertThat(ChaosOptions.defaultKinds(faults, true)).containsExactlyInAnyOrder(History.Kind.EXCLUSIVE, History.Kind.EXTENDED,
-                History.Kind.READ, History.Kind.WRITE);
-        assertThat(ChaosOptions.defaultKinds(faults, false)).containsExactlyInAnyOrder(History.Kind.values());
-        assertThat(ChaosOptions.defaultKinds(EnumSet.of(FaultKind.FAILOVER), true)).containsExactlyInAnyOrder(History.Kind.values());
-        assertThatIllegalArgumentException().isThrownBy(() -> new ChaosOptions(1, 2, 1, 0, 1, faults, EnumSet.allOf(History.Kind.class), 0.05,
-                RestartQuarantine.AUTO, true, Path.of("target/chaos/options")))
-            .withMessageContaining("chaos.kinds must leave FENCED out when chaos.faults has CLUSTER_FAILOVER");
-    }
-
-    @Test
     void theLockedKeysAreTheRedisKeysOfTheKindsTheRunTakes() {
         ChaosOptions exclusive = new ChaosOptions(1, 2, 1, 0, 1, EnumSet.of(FaultKind.CLUSTER_FAILOVER),
                 EnumSet.of(History.Kind.EXCLUSIVE, History.Kind.EXTENDED), 1.0, RestartQuarantine.AUTO, true, Path.of("target/chaos/options"));

@@ -5,6 +5,7 @@ import java.util.EnumSet;
 
 import io.github.redlock.core.RestartQuarantine;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,8 +15,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * former master acknowledged while it lagged, so that a lock held through the cluster, on a bare majority, is free on a
  * majority once the promoted replica votes. The restart quarantine keeps the whole cluster node from voting for a whole
  * quarantine from when a client sees a master of it replaced; the control, with the quarantine off, must find a lock
- * granted twice.
+ * granted twice. Half the locks are fenced: their tokens come from the cluster's counters per lock, which a failover
+ * sets back.
+ * <p>
+ * About two minutes for the pair, so they run with {@code -Dchaos.cluster=true} or the {@code chaos} profile, to keep
+ * the default build under 15 minutes; the always-on proof of the same hazard and its control is redlock-core's
+ * {@code RedlockClusterFailoverIntegrationTests}, and of the fault's mechanics {@code FaultsIntegrationTests}.
  */
+@EnabledIfSystemProperty(named = "chaos.cluster", matches = "true", disabledReason = "two minutes: run with -Dchaos.cluster=true or -Pchaos")
 class ChaosRunClusterFailoverIntegrationTests {
 
     @Test
@@ -35,7 +42,8 @@ class ChaosRunClusterFailoverIntegrationTests {
     }
 
     /**
-     * 3 clients of 6 threads, one with the short max-ttl, on the 8 exclusive keys, 20 s of cluster failovers, with the
+     * 3 clients of 6 threads, one with the short max-ttl, on the 8 exclusive keys (and, with the quarantine on, the 8
+     * fenced ones), 20 s of cluster failovers, with the
      * run's seed (random unless {@code chaos.seed}). Every hold is long, and the max-ttl is 4 s rather than 2, as in
      * {@link ChaosRunFailoverIntegrationTests}: a client follows a promoted replica a second or so after the master is
      * killed (it reads the cluster's view again a second after it lost the master), when a lock taken in the lag before
@@ -47,8 +55,10 @@ class ChaosRunClusterFailoverIntegrationTests {
      */
     private static ChaosOptions clusterFailoverRun(RestartQuarantine quarantine, String name) {
         ChaosOptions defaults = ChaosOptions.fromSystemProperties(20);
-        return new ChaosOptions(defaults.seed(), 3, 6, 1, 20, EnumSet.of(FaultKind.CLUSTER_FAILOVER), EnumSet.of(History.Kind.EXCLUSIVE),
-                1.0, quarantine, true, Path.of("target/chaos/" + name)).withMaxTtl(4_000);
+        EnumSet<History.Kind> kinds = (quarantine == RestartQuarantine.NEVER) ? EnumSet.of(History.Kind.EXCLUSIVE)
+                : EnumSet.of(History.Kind.EXCLUSIVE, History.Kind.FENCED);
+        return new ChaosOptions(defaults.seed(), 3, 6, 1, 20, EnumSet.of(FaultKind.CLUSTER_FAILOVER), kinds, 1.0, quarantine, true,
+                Path.of("target/chaos/" + name)).withMaxTtl(4_000);
     }
 
 }
