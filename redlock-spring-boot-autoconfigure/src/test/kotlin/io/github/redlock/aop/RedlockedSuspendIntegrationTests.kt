@@ -69,7 +69,8 @@ internal class RedlockedSuspendIntegrationTests {
         .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java, RedlockAutoConfiguration::class.java))
         .withBean(Probe::class.java)
         .withBean(Jobs::class.java)
-        .withPropertyValues("redlock.nodes=" + redis.uris().joinToString(","), "redlock.retry-delay=20ms")
+        // A patient node timeout: these tests are not about timeouts, and a loaded machine answers in more than 50 ms.
+        .withPropertyValues("redlock.nodes=" + redis.uris().joinToString(","), "redlock.retry-delay=20ms", "redlock.node-timeout=2s")
 
     @Test
     fun concurrentSuspendCallsOnOneKeyNeverOverlap() {
