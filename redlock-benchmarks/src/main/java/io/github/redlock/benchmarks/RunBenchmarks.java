@@ -39,6 +39,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * floor, and writes the means to {@code kotlin.md} in the directory, if one is given. It samples the time of each
  * operation only (JMH's {@code SampleTime}, half the time of a run in both modes): its ops/s are the threads over the
  * mean time of an operation.
+ * <p>
+ * {@code --cluster [rounds] [directory]} compares cluster nodes with standalone nodes (issue 25, see
+ * {@link ClusterComparison}): the p50 at 1 thread and the throughput at 64 threads of {@link ClusterNodesBenchmark},
+ * in 3 rounds unless told, and writes them to {@code cluster.md} in the directory, if one is given.
  */
 public final class RunBenchmarks {
 
@@ -65,6 +69,10 @@ public final class RunBenchmarks {
         if (args.length == 2 && args[0].equals("--chart-only")) {
             redrawChart(Path.of(args[1]));
             redrawHandoffChart(Path.of(args[1]));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("--cluster")) {
+            ClusterComparison.run((args.length > 1) ? Integer.parseInt(args[1]) : 3, (args.length > 2) ? Path.of(args[2]) : null);
             return;
         }
         if (args.length > 0 && args[0].equals("--kotlin")) {
