@@ -114,14 +114,14 @@ final class ClusterComparison {
     /** The rounds as Markdown: each side's figures, and the ratios cluster over standalone. */
     static String table(List<Round> rounds) {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
-                "| %-24s | %-12s | %11s | %11s | %9s | %11s | %11s | %12s | %12s | %9s | %9s |%n", "order", "load average",
+                "| %-24s | %-15s | %11s | %11s | %9s | %11s | %11s | %12s | %12s | %9s | %9s |%n", "order", "load average",
                 "p50 alone", "p50 cluster", "p50 ratio", "p99 alone", "p99 cluster", "held/s alone", "held/s clus.", "ops ratio",
                 "refused"));
-        table.append("|--------------------------|--------------|------------:|------------:|----------:|------------:|------------:|")
+        table.append("|--------------------------|-----------------|------------:|------------:|----------:|------------:|------------:|")
                 .append("-------------:|-------------:|----------:|----------:|\n");
         for (Round round : rounds) {
             table.append(String.format(Locale.ROOT,
-                    "| %-24s | %-12s | %8.1f µs | %8.1f µs | %9.2f | %8.1f µs | %8.1f µs | %12.0f | %12.0f | %9.2f | %3.1f, %3.1f |%n",
+                    "| %-24s | %-15s | %8.1f µs | %8.1f µs | %9.2f | %8.1f µs | %8.1f µs | %12.0f | %12.0f | %9.2f | %3.1f, %3.1f |%n",
                     round.order(), round.load(), round.standalone().p50(), round.cluster().p50(), round.p50Ratio(),
                     round.standalone().p99(), round.cluster().p99(), round.standalone().heldPerSecond(),
                     round.cluster().heldPerSecond(), round.heldRatio(), round.standalone().refusedShare() * 100,

@@ -11,7 +11,11 @@ import java.util.concurrent.atomic.LongAdder;
 import io.github.redlock.core.NodeStatus;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.test.RedisCluster;
+import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodes;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -36,6 +40,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * no two threads fight and a cluster node's locks spread over all its masters (the keys' slots are spread evenly).
  * Issue 25 compares the two in one run: the uncontended p50 at 1 thread and the throughput at 64 threads
  * ({@code RunBenchmarks --cluster}).
+ * <p>
+ * Two variants take the cluster side apart, for a run that asks for them ({@code -p nodes=...}): a name that ends in
+ * {@value #ONE_MASTER} gives every key one hash tag, so that each cluster's locks all land on one of its masters
+ * (the other masters only follow the cluster); one that ends in {@value #NO_PUBLISH} (after {@value #ONE_MASTER}, if
+ * both) takes the channel permissions of every server's default user away ({@code ACL SETUSER default
+ * resetchannels}), so that a release's {@code PUBLISH}, which the script makes with {@code pcall}, is refused and
+ * nothing is published: on a cluster, a {@code PUBLISH} goes to every node of the cluster over its bus.
  * <p>
  * Each fork waits until every node votes before it measures, and counts the attempts that were refused: JMH reports
  * the locks held and released per second ({@code lockUnlock:held}) beside the attempts, and a side whose locks fail
@@ -63,9 +74,18 @@ public class ClusterNodesBenchmark {
      */
     static final int MAX_REFUSED_PERCENT = 25;
 
+    /** The end of a variant's name in which each cluster's locks all land on one master. */
+    static final String ONE_MASTER = "-one-master";
+
+    /** The end of a variant's name in which no release publishes. */
+    static final String NO_PUBLISH = "-no-publish";
+
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
-    /** What the lock's nodes are: {@code standalone} masters, or {@code cluster} entries. */
+    /**
+     * What the lock's nodes are: {@code standalone} masters, or {@code cluster} entries; either may end in
+     * {@value #NO_PUBLISH}, and {@code cluster} in {@value #ONE_MASTER} (then {@value #NO_PUBLISH}), see above.
+     */
     @Param({ "standalone", "cluster" })
     public String nodes;
 
@@ -85,21 +105,32 @@ public class ClusterNodesBenchmark {
      */
     @Setup(Level.Trial)
     public void start() {
+        String variant = this.nodes;
+        boolean noPublish = variant.endsWith(NO_PUBLISH);
+        variant = noPublish ? variant.substring(0, variant.length() - NO_PUBLISH.length()) : variant;
+        variant = oneMaster() ? variant.substring(0, variant.length() - ONE_MASTER.length()) : variant;
         List<String> uris = new ArrayList<>();
+        List<RedisNode> servers = new ArrayList<>();
         try {
-            if (this.nodes.equals("cluster")) {
+            if (variant.equals("cluster")) {
                 for (int i = 0; i < NODES; i++) {
                     RedisCluster cluster = RedisCluster.start(MASTERS_PER_CLUSTER, 0);
                     this.clusters.add(cluster);
                     uris.add(cluster.uri());
+                    servers.addAll(cluster.nodes());
                 }
             }
-            else if (this.nodes.equals("standalone")) {
+            else if (variant.equals("standalone") && !oneMaster()) {
                 this.standalone = RedisNodes.start(NODES);
                 uris.addAll(this.standalone.uris());
+                servers.addAll(this.standalone.nodes());
             }
             else {
-                throw new IllegalArgumentException("nodes is 'standalone' or 'cluster', was '" + this.nodes + "'");
+                throw new IllegalArgumentException("nodes is 'standalone' or 'cluster', 'cluster" + ONE_MASTER + "', each may end in '"
+                        + NO_PUBLISH + "'; was '" + this.nodes + "'");
+            }
+            if (noPublish) {
+                servers.forEach(ClusterNodesBenchmark::refuseChannels);
             }
             this.redlock = Redlock.builder().nodes(uris).nodeTimeout(LockUnlockBenchmark.NODE_TIMEOUT).build();
             awaitEveryNodeUp();
@@ -107,6 +138,22 @@ public class ClusterNodesBenchmark {
         catch (RuntimeException ex) {
             stop();
             throw ex;
+        }
+    }
+
+    /** Whether every key has one hash tag, so that each cluster's locks land on one master. */
+    boolean oneMaster() {
+        return this.nodes.replace(NO_PUBLISH, "").endsWith(ONE_MASTER);
+    }
+
+    /** Takes every channel permission from the server's default user: a release's {@code PUBLISH} is refused. */
+    private static void refuseChannels(RedisNode server) {
+        RedisClient client = RedisClient.create(server.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.sync().aclSetuser("default", AclSetuserArgs.Builder.resetChannels());
+        }
+        finally {
+            client.shutdown();
         }
     }
 
@@ -176,9 +223,14 @@ public class ClusterNodesBenchmark {
 
         private int next;
 
-        /** Names this thread's keys: a prefix of its own, then a number. */
-        public Keys() {
-            String prefix = "bench:" + UUID.randomUUID() + ":";
+        /**
+         * Names this thread's keys: a prefix of its own, then a number; the prefix holds a hash tag, the same for every
+         * thread, where the benchmark's locks are to land on one master of each cluster.
+         * @param benchmark the benchmark, which says whether they are
+         */
+        @Setup(Level.Trial)
+        public void name(ClusterNodesBenchmark benchmark) {
+            String prefix = (benchmark.oneMaster() ? "bench:{one}:" : "bench:") + UUID.randomUUID() + ":";
             for (int i = 0; i < PER_THREAD; i++) {
                 this.keys[i] = prefix + i;
             }
