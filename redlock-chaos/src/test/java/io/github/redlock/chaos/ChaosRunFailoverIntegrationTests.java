@@ -5,6 +5,7 @@ import java.util.EnumSet;
 
 import io.github.redlock.core.RestartQuarantine;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +15,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * replica lagged, so that a lock held through the group, on a bare majority, is free on a majority once the promoted
  * replica votes. The restart quarantine keeps it from voting for a whole quarantine from when a client sees it; the
  * control, with the quarantine off, must find a lock granted twice.
+ * <p>
+ * About 100 s for the pair, so they run with {@code -Dchaos.failover=true} or the {@code chaos} profile, to keep the
+ * default build near 15 minutes; the always-on proof of the same hazard and its control is redlock-core's
+ * {@code RedlockSentinelIntegrationTests}, and of the fault's mechanics {@code FaultsIntegrationTests}.
  */
+@EnabledIfSystemProperty(named = "chaos.failover", matches = "true", disabledReason = "100 s: run with -Dchaos.failover=true or -Pchaos")
 class ChaosRunFailoverIntegrationTests {
 
     @Test
