@@ -10,8 +10,9 @@
 #        redlock-benchmarks/run.sh --costs [operations, default 5000] [seconds, default 10]   (about 2 minutes: what each
 # lock operation costs the Redis nodes, in commands, CPU and bytes, and the locks per second a node's core carries;
 # writes docs/benchmarks/command-costs.md, which docs/scaling.md draws on)
-#        redlock-benchmarks/run.sh --cluster [rounds, default 3]   (about 2 minutes a round: lock + unlock on 5 standalone
-# nodes against 5 Redis Cluster nodes of 3 masters, p50 at 1 thread and throughput at 64; writes docs/benchmarks/cluster.md)
+#        redlock-benchmarks/run.sh --cluster [rounds, default 3] [sides, default standalone cluster]   (about 2 minutes a
+# round: lock + unlock on 5 standalone nodes against 5 Redis Cluster nodes of 3 masters, p50 at 1 thread and throughput
+# at 64; a minute more per round for each further side, e.g. cluster-one-master-no-publish; writes docs/benchmarks/cluster.md)
 #        redlock-benchmarks/run.sh --chart-only   (runs no benchmark: draws latency.svg and handoff.svg again from the
 # tables in docs/benchmarks, e.g. after a change to the charts)
 # Maven options (e.g. -Dmaven.repo.local=...) go in MAVEN_ARGS.
@@ -25,7 +26,7 @@ if [[ "${1:-}" == "--costs" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.CommandCosts "${2:-5000}" "${3:-10}" docs/benchmarks
 fi
 if [[ "${1:-}" == "--cluster" ]]; then
-    exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --cluster "${2:-3}" docs/benchmarks
+    exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --cluster "${2:-3}" docs/benchmarks "${@:3}"
 fi
 if [[ "${1:-}" == "--kotlin" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --kotlin "${2:-1}" docs/benchmarks

@@ -6,7 +6,8 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,22 +23,25 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * Issue 25: lock + unlock on cluster nodes against standalone nodes ({@link ClusterNodesBenchmark}), in one run: the
  * uncontended p50 at 1 thread (JMH's {@code SampleTime}) and the throughput at {@value #THREADS} threads (locks held
  * and released per second, with the share of attempts refused), each side one fork of 3 × 2 s warm-up and 5 × 2 s
- * measured per figure. The run is made of rounds; in each, the two sides of a
- * figure run back to back, standalone first in odd rounds and cluster first in even ones, so that a change of the
- * machine's load falls on both sides alike. It prints each round's figures and ratios (cluster over standalone), and
- * the medians of the rounds' figures and ratios; with a directory, it writes them to {@code cluster.md} there.
+ * measured per figure. The sides are {@code standalone} and {@code cluster} unless told; more of the benchmark's
+ * variants may be given (e.g. {@code cluster-one-master-no-publish}), to take the cluster side's cost apart. The first
+ * side is the reference of the ratios.
+ * <p>
+ * The run is made of rounds; in each, the sides of a figure run one after the other, in the given order in odd rounds
+ * and in the reverse order in even ones, so that a change of the machine's load falls on every side alike. It prints
+ * each round's figures and their ratios to the reference's, then the medians of the rounds; with a directory, it
+ * writes them to {@code cluster.md} there.
  */
 final class ClusterComparison {
 
     /** The threads of the throughput figure, each with its own keys. */
     static final int THREADS = 64;
 
-    private static final String STANDALONE = "standalone";
-
-    private static final String CLUSTER = "cluster";
-
     /** The ratio of the p50s (cluster over standalone) that issue 25 sets as the limit. */
     static final double P50_LIMIT = 1.15;
+
+    /** The sides compared unless told. */
+    static final List<String> DEFAULT_SIDES = List.of("standalone", "cluster");
 
     private ClusterComparison() {
     }
@@ -46,15 +50,19 @@ final class ClusterComparison {
     record Side(double p50, double p99, double heldPerSecond, double refusedShare) {
     }
 
-    /** One round: the order in which the sides ran, the machine's load average before and after, and each side's figures. */
-    record Round(String order, String load, Side standalone, Side cluster) {
+    /** One round: the order in which the sides ran, the machine's load average before and after, and each side's figures, reference first. */
+    record Round(String order, String load, Map<String, Side> sides) {
 
-        double p50Ratio() {
-            return this.cluster.p50() / this.standalone.p50();
+        Side reference() {
+            return this.sides.values().iterator().next();
         }
 
-        double heldRatio() {
-            return this.cluster.heldPerSecond() / this.standalone.heldPerSecond();
+        double p50Ratio(String side) {
+            return this.sides.get(side).p50() / reference().p50();
+        }
+
+        double heldRatio(String side) {
+            return this.sides.get(side).heldPerSecond() / reference().heldPerSecond();
         }
 
     }
@@ -63,31 +71,38 @@ final class ClusterComparison {
      * Runs the rounds, prints them and their medians, and writes them to {@code cluster.md} in {@code directory}.
      * @param rounds how many rounds, at least 1
      * @param directory where to write {@code cluster.md}, or null
+     * @param sides the values of the benchmark's {@code nodes} parameter to compare, the reference first
      * @throws RunnerException when JMH fails, e.g. a side's trial failed
      * @throws IOException when the file cannot be written
      */
-    static void run(int rounds, Path directory) throws RunnerException, IOException {
+    static void run(int rounds, Path directory, List<String> sides) throws RunnerException, IOException {
         List<Round> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
-            List<String> order = (round % 2 == 1) ? List.of(STANDALONE, CLUSTER) : List.of(CLUSTER, STANDALONE);
+            List<String> order = new ArrayList<>(sides);
+            if (round % 2 == 0) {
+                Collections.reverse(order);
+            }
             String loadBefore = loadAverage();
-            Map<String, RunResult> sampled = new HashMap<>();
-            Map<String, RunResult> loaded = new HashMap<>();
+            Map<String, RunResult> sampled = new LinkedHashMap<>();
+            Map<String, RunResult> loaded = new LinkedHashMap<>();
             for (String side : order) {
                 sampled.put(side, fork(side, 1, Mode.SampleTime));
             }
             for (String side : order) {
                 loaded.put(side, fork(side, THREADS, Mode.Throughput));
             }
-            results.add(new Round(String.join(" then ", order), loadBefore + " to " + loadAverage(),
-                    side(sampled.get(STANDALONE), loaded.get(STANDALONE)), side(sampled.get(CLUSTER), loaded.get(CLUSTER))));
-            System.out.printf("%nRound %d of %d:%n%s", round, rounds, table(results.subList(round - 1, round)));
+            Map<String, Side> figures = new LinkedHashMap<>();
+            for (String side : sides) {
+                figures.put(side, side(sampled.get(side), loaded.get(side)));
+            }
+            results.add(new Round(String.join(" then ", order), loadBefore + " to " + loadAverage(), figures));
+            System.out.printf("%nRound %d of %d:%n%s", round, rounds, table(results.subList(round - 1, round), round));
         }
-        String when = "Measured " + LocalDate.now() + ", " + ClusterNodesBenchmark.NODES + " standalone nodes against "
-                + ClusterNodesBenchmark.NODES + " cluster nodes of " + ClusterNodesBenchmark.MASTERS_PER_CLUSTER
-                + " masters each, " + Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name") + " "
-                + System.getProperty("java.version") + "; " + rounds + " rounds; generated by redlock-benchmarks/run.sh --cluster " + rounds;
-        String report = table(results) + "\n" + medians(results);
+        String when = "Measured " + LocalDate.now() + ", " + ClusterNodesBenchmark.NODES + " nodes per side (cluster nodes of "
+                + ClusterNodesBenchmark.MASTERS_PER_CLUSTER + " masters each), " + Runtime.getRuntime().availableProcessors() + " cores, "
+                + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + "; " + rounds
+                + " rounds; generated by redlock-benchmarks/run.sh --cluster " + rounds + " " + String.join(" ", sides);
+        String report = table(results, 1) + "\n" + medians(results);
         System.out.printf("%n%s", report);
         if (directory != null) {
             Files.createDirectories(directory);
@@ -111,38 +126,46 @@ final class ClusterComparison {
                 .measurementIterations(5).shouldFailOnError(true).build()).run().iterator().next();
     }
 
-    /** The rounds as Markdown: each side's figures, and the ratios cluster over standalone. */
-    static String table(List<Round> rounds) {
-        StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
-                "| %-24s | %-15s | %11s | %11s | %9s | %11s | %11s | %12s | %12s | %9s | %9s |%n", "order", "load average",
-                "p50 alone", "p50 cluster", "p50 ratio", "p99 alone", "p99 cluster", "held/s alone", "held/s clus.", "ops ratio",
-                "refused"));
-        table.append("|--------------------------|-----------------|------------:|------------:|----------:|------------:|------------:|")
-                .append("-------------:|-------------:|----------:|----------:|\n");
-        for (Round round : rounds) {
-            table.append(String.format(Locale.ROOT,
-                    "| %-24s | %-15s | %8.1f µs | %8.1f µs | %9.2f | %8.1f µs | %8.1f µs | %12.0f | %12.0f | %9.2f | %3.1f, %3.1f |%n",
-                    round.order(), round.load(), round.standalone().p50(), round.cluster().p50(), round.p50Ratio(),
-                    round.standalone().p99(), round.cluster().p99(), round.standalone().heldPerSecond(),
-                    round.cluster().heldPerSecond(), round.heldRatio(), round.standalone().refusedShare() * 100,
-                    round.cluster().refusedShare() * 100));
+    /**
+     * The rounds as Markdown, a row per side: its figures, and their ratios to the reference's (the round's first side).
+     * @param rounds the rounds, in order
+     * @param first the number of the first of them
+     */
+    static String table(List<Round> rounds, int first) {
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| %5s | %-30s | %-15s | %11s | %11s | %9s | %8s | %9s | %9s |%n",
+                "round", "nodes", "load average", "p50", "p99", "p50 ratio", "held/s", "ops ratio", "refused"));
+        table.append("|------:|--------------------------------|-----------------|------------:|------------:|----------:|---------:|")
+                .append("----------:|----------:|\n");
+        for (int i = 0; i < rounds.size(); i++) {
+            Round round = rounds.get(i);
+            for (Map.Entry<String, Side> side : round.sides().entrySet()) {
+                table.append(String.format(Locale.ROOT, "| %5d | %-30s | %-15s | %8.1f µs | %8.1f µs | %9.2f | %8.0f | %9.2f | %7.1f %% |%n",
+                        first + i, side.getKey(), round.load(), side.getValue().p50(), side.getValue().p99(), round.p50Ratio(side.getKey()),
+                        side.getValue().heldPerSecond(), round.heldRatio(side.getKey()), side.getValue().refusedShare() * 100));
+            }
         }
-        return table.append(String.format(Locale.ROOT, "p50 and p99 at 1 thread; held/s: locks held and released per second at %d "
-                + "threads; ratios: cluster over standalone; refused: %% of the attempts at %d threads, standalone, cluster%n",
-                THREADS, THREADS)).toString();
+        return table.append(String.format(Locale.ROOT, "p50 and p99 at 1 thread; held/s: locks held and released per second at %d threads; "
+                + "ratios: over the first side's figure in the same round; refused: share of the attempts at %d threads%n", THREADS, THREADS))
+                .toString();
     }
 
-    /** The medians of the rounds' figures and ratios, and whether the p50 ratio is within issue 25's limit. */
+    /** Each side's medians over the rounds, of its figures and of its ratios; and whether cluster over standalone is within issue 25's limit. */
     static String medians(List<Round> rounds) {
-        double p50Ratio = median(rounds.stream().mapToDouble(Round::p50Ratio).toArray());
-        return String.format(Locale.ROOT, "Medians of %d round(s): p50 %.1f µs standalone, %.1f µs cluster, ratio %.2f (limit %.2f: %s); "
-                + "%d threads %.0f held/s standalone, %.0f held/s cluster, ratio %.2f%n", rounds.size(),
-                median(rounds.stream().mapToDouble((round) -> round.standalone().p50()).toArray()),
-                median(rounds.stream().mapToDouble((round) -> round.cluster().p50()).toArray()), p50Ratio, P50_LIMIT,
-                (p50Ratio <= P50_LIMIT) ? "met" : "not met", THREADS,
-                median(rounds.stream().mapToDouble((round) -> round.standalone().heldPerSecond()).toArray()),
-                median(rounds.stream().mapToDouble((round) -> round.cluster().heldPerSecond()).toArray()),
-                median(rounds.stream().mapToDouble(Round::heldRatio).toArray()));
+        StringBuilder medians = new StringBuilder(String.format(Locale.ROOT, "Medians of %d round(s):%n", rounds.size()));
+        for (String side : rounds.get(0).sides().keySet()) {
+            medians.append(String.format(Locale.ROOT, "- %s: p50 %.1f µs (ratio %.2f), %d threads %.0f held/s (ratio %.2f)%n", side,
+                    median(rounds.stream().mapToDouble((round) -> round.sides().get(side).p50()).toArray()),
+                    median(rounds.stream().mapToDouble((round) -> round.p50Ratio(side)).toArray()), THREADS,
+                    median(rounds.stream().mapToDouble((round) -> round.sides().get(side).heldPerSecond()).toArray()),
+                    median(rounds.stream().mapToDouble((round) -> round.heldRatio(side)).toArray())));
+        }
+        List<String> sides = List.copyOf(rounds.get(0).sides().keySet());
+        if (sides.get(0).equals("standalone") && sides.contains("cluster")) {
+            double ratio = median(rounds.stream().mapToDouble((round) -> round.p50Ratio("cluster")).toArray());
+            medians.append(String.format(Locale.ROOT, "Issue 25, p50 cluster / standalone at most %.2f: %.2f, %s%n", P50_LIMIT, ratio,
+                    (ratio <= P50_LIMIT) ? "met" : "not met"));
+        }
+        return medians.toString();
     }
 
     /** The median: the middle value, or the mean of the two middle ones. */

@@ -40,9 +40,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * operation only (JMH's {@code SampleTime}, half the time of a run in both modes): its ops/s are the threads over the
  * mean time of an operation.
  * <p>
- * {@code --cluster [rounds] [directory]} compares cluster nodes with standalone nodes (issue 25, see
+ * {@code --cluster [rounds] [directory] [sides...]} compares cluster nodes with standalone nodes (issue 25, see
  * {@link ClusterComparison}): the p50 at 1 thread and the throughput at 64 threads of {@link ClusterNodesBenchmark},
- * in 3 rounds unless told, and writes them to {@code cluster.md} in the directory, if one is given.
+ * in 3 rounds unless told, on the sides {@code standalone} and {@code cluster} unless told (more of the benchmark's
+ * variants take the cluster side's cost apart), and writes them to {@code cluster.md} in the directory, if one is given.
  */
 public final class RunBenchmarks {
 
@@ -72,7 +73,8 @@ public final class RunBenchmarks {
             return;
         }
         if (args.length > 0 && args[0].equals("--cluster")) {
-            ClusterComparison.run((args.length > 1) ? Integer.parseInt(args[1]) : 3, (args.length > 2) ? Path.of(args[2]) : null);
+            ClusterComparison.run((args.length > 1) ? Integer.parseInt(args[1]) : 3, (args.length > 2) ? Path.of(args[2]) : null,
+                    (args.length > 3) ? List.of(args).subList(3, args.length) : ClusterComparison.DEFAULT_SIDES);
             return;
         }
         if (args.length > 0 && args[0].equals("--kotlin")) {
