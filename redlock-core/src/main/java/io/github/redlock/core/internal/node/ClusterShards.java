@@ -306,6 +306,9 @@ final class ClusterShards {
 
     /** Asks the seeds in turn for {@code CLUSTER NODES}, each on a connection of its own, until one answers. */
     private CompletableFuture<ViewText> readView(List<RedisURI> sources, int index, @Nullable Throwable last) {
+        if (this.closed) { // the lock closed while a read ran: its resources may be gone, so no next seed is tried
+            return CompletableFuture.failedFuture(new IllegalStateException("closed"));
+        }
         if (index >= sources.size()) {
             return CompletableFuture.failedFuture((last != null) ? last : new IllegalStateException("no seed node"));
         }
