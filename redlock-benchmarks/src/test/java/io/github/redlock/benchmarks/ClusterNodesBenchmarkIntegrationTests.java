@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link ClusterNodesBenchmark} measures what it says, on both sides, in a few hundred operations instead of a JMH
  * run: the operations hold and release their locks (a side whose locks failed would measure a cheaper path), the
  * cluster side's nodes are clusters of three masters, and its locks reach every master of every cluster (the keys
- * rotate over many slots) rather than one master each, and each release publishes over the cluster's bus. The
- * variant that takes the cluster side apart does what its name says: one master per cluster locks, none publishes.
+ * rotate over many slots) rather than one master each; no release publishes over the cluster's bus, as nobody waits
+ * for these locks. The variant that takes the cluster side apart does what its name says: one master per cluster
+ * locks, none publishes.
  */
 class ClusterNodesBenchmarkIntegrationTests {
 
@@ -58,7 +59,7 @@ class ClusterNodesBenchmarkIntegrationTests {
             after.forEach((master, sets) -> assertThat(sets - before.get(master)).as("locks set on %s", master)
                     .isGreaterThan(OPERATIONS / ClusterNodesBenchmark.MASTERS_PER_CLUSTER / 2));
             assertThat(perMaster(benchmark.clusters(), ClusterNodesBenchmarkIntegrationTests::publishesSent).values())
-                    .as("releases published over the bus").allSatisfy((sent) -> assertThat(sent).isPositive());
+                    .as("releases published over the bus, none of them waited for").containsOnly(0L);
         }
         finally {
             benchmark.stop();

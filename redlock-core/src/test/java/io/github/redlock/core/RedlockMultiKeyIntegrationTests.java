@@ -214,6 +214,8 @@ class RedlockMultiKeyIntegrationTests {
                 Duration.ofSeconds(10), Duration.ofSeconds(10));
         // Refused, and listening on the nodes for a release of either key.
         TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().channels(0).size() == 2);
+        // The release publishes where the refusal is on record.
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().exists("redlock:wake:b\u00FFwaiting").get(0));
         long released = System.nanoTime();
         held.release();
         Optional<RedlockLease> lease = waiting.get(10, TimeUnit.SECONDS);

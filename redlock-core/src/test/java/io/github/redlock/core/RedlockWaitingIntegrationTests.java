@@ -102,6 +102,58 @@ class RedlockWaitingIntegrationTests {
     }
 
     @Test
+    void waitersOfEveryKindWakeSoonAfterTheReleaseOnAnotherInstance() {
+        Duration ttl = Duration.ofSeconds(30);
+        Duration wait = Duration.ofSeconds(10);
+        // A lock on two keys, one of them held alone by the other instance.
+        RedlockLease one = this.holder.get().acquire("pair:b", ttl, Duration.ZERO);
+        assertWokenSoonAfter(one, this.waiter.get().tryAcquireAsync(List.of("pair:a", "pair:b"), ttl, wait), "waiting");
+        // A reader behind a writer, a writer behind a writer, a writer behind a reader.
+        RedlockLease writer = this.holder.get().acquireWrite("rw", ttl, Duration.ZERO);
+        assertWokenSoonAfter(writer, this.waiter.get().tryAcquireReadAsync("rw", ttl, wait), "queued-readers");
+        writer = this.holder.get().acquireWrite("rw2", ttl, Duration.ZERO);
+        assertWokenSoonAfter(writer, this.waiter.get().tryAcquireWriteAsync("rw2", ttl, wait), "queued-writers");
+        RedlockLease reader = this.holder.get().acquireRead("rw3", ttl, Duration.ZERO);
+        assertWokenSoonAfter(reader, this.waiter.get().tryAcquireWriteAsync("rw3", ttl, wait), "queued-writers");
+    }
+
+    /**
+     * Waits until the waiter listens on the nodes and its refusal is on record on node 0 (the key's part that says who
+     * waits: the release publishes only while it exists), releases the held lease, and expects the grant soon after.
+     */
+    private void assertWokenSoonAfter(RedlockLease held, CompletableFuture<Optional<RedlockLease>> waiting, String record) {
+        awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.channels(0).isEmpty()); // refused, and waiting for a release
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.exists("redlock:" + held.key() + "\u00FF" + record).get(0));
+        long released = System.nanoTime();
+        held.release();
+        Optional<RedlockLease> lease = waiting.join();
+        assertThat(lease).isPresent();
+        assertThat(millisSince(released)).as("ms from the release of '%s' to the grant", held.key()).isLessThan(500);
+        lease.get().release();
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.channels(0).isEmpty());
+    }
+
+    @Test
+    void aReleaseThatNoOtherClientWaitsForPublishesNothing() {
+        Duration ttl = Duration.ofSeconds(30);
+        Redlock redlock = this.holder.get();
+        // Each kind of lock once before, so that the nodes have seen every script.
+        for (int round = 0; round < 2; round++) {
+            this.nodes.resetStats();
+            redlock.acquire("alone", ttl, Duration.ZERO).release();
+            redlock.tryAcquire(List.of("alone:a", "alone:b"), ttl, Duration.ZERO).orElseThrow().release();
+            redlock.acquireRead("alone:doc", ttl, Duration.ZERO).release();
+            redlock.acquireWrite("alone:doc", ttl, Duration.ZERO).release();
+            // A local waiter is woken in this JVM: no node needs to publish for it either.
+            RedlockLease held = redlock.acquire("alone:local", ttl, Duration.ZERO);
+            CompletableFuture<Optional<RedlockLease>> local = redlock.tryAcquireAsync("alone:local", ttl, Duration.ofSeconds(10));
+            held.release();
+            local.join().orElseThrow().release();
+        }
+        assertThat(this.nodes.publishCalls()).as("PUBLISH calls on each node").containsOnly(0L);
+    }
+
+    @Test
     void noChannelStaysSubscribedOnceEveryWaiterIsGone() {
         RedlockLease held = this.holder.get().acquire("busy", Duration.ofSeconds(30), Duration.ZERO);
         List<CompletableFuture<Optional<RedlockLease>>> waits = new ArrayList<>();

@@ -294,7 +294,7 @@ public final class LockEngine implements Retries.Attempts {
      * and the caller's acquisition, decided like any attempt: a quorum of nodes that handed over, within validity
      * counted from before the script was sent (each node set the key's ttl when it ran the script, after that).
      * Where the handoff fails, the caller's token is deleted again on every node it may have reached, with a
-     * release message (the lock may be free there now), and the caller tries again at once. Not for fenced
+     * release message where another client waits (the lock may be free there now), and the caller tries again at once. Not for fenced
      * leases: a fencing token comes from an acquisition's two rounds.
      * @param owedUntilNanos until when a release that cannot be sent now is still worth sending later
      * @return the lease's release call, or null when nobody takes the lock over: release as usual
@@ -329,7 +329,7 @@ public final class LockEngine implements Retries.Attempts {
             logger.log(System.Logger.Level.WARNING, "Could not hand the lock '" + lease.name() + "' over, releasing it instead: " + ex);
             if (handoff != null) {
                 try {
-                    this.followUps.release(LuaScript.RELEASE, keys.release(), keys.releaseArgs(tokenBytes), handoff,
+                    this.followUps.release(LuaScript.RELEASE, keys.publishedRelease(), keys.releaseArgs(tokenBytes), handoff,
                             System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
                 }
                 catch (RuntimeException again) {
@@ -363,7 +363,7 @@ public final class LockEngine implements Retries.Attempts {
             long owedUntilNanos) {
         byte[] channel = lease.keys().channels()[0];
         byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), channel, this.clientId };
-        OwedReleases.Release plain = new OwedReleases.Release(lease.type().releaseScript(), lease.keys().release(),
+        OwedReleases.Release plain = new OwedReleases.Release(lease.type().releaseScript(), lease.keys().publishedRelease(),
                 lease.keys().releaseArgs(lease.tokenBytes()), owedUntilNanos);
         for (int i = 0; i < this.nodes.size(); i++) {
             if (lease.acquisition().maySetOn(i)) {

@@ -90,7 +90,7 @@ public final class FollowUps implements LeaseOperations {
         long start = System.nanoTime();
         boolean later = keepMillis > 0;
         LuaScript script = later ? LuaScript.RELEASE_LATER : lease.type().releaseScript();
-        byte[][] keys = later ? lease.keys().extend() : lease.keys().release();
+        byte[][] keys = later ? lease.keys().extend() : lease.keys().publishedRelease();
         byte[][] args = later ? new byte[][] { lease.tokenBytes(), Long.toString(keepMillis).getBytes(StandardCharsets.US_ASCII) }
                 : lease.keys().releaseArgs(lease.tokenBytes());
         long owedUntil = start + TimeUnit.MILLISECONDS.toNanos(lease.longestTtlMillis());

@@ -26,8 +26,9 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The release messages that waiters listen to: every release publishes its lease's token on its lock's channel
- * on each node (see {@code release.lua}), and a waiter in this JVM is woken as soon as any node delivers one,
+ * The release messages that waiters listen to: a release publishes its lease's token on its lock's channel on each
+ * node where another client waits for the lock (was refused it recently, or is queued for it: see {@code release.lua}),
+ * and a waiter in this JVM is woken as soon as any node delivers one,
  * instead of sleeping out its retry delay. A waiter listens locally from its first attempt (a release in this
  * JVM wakes it without a round trip: {@link #wakeLocal}) and on the nodes from its first refusal, so that a
  * caller that gets the lock at once costs no subscription. One pub/sub connection per node, opened when the

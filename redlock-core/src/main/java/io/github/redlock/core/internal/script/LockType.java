@@ -60,11 +60,13 @@ public enum LockType {
         if (this == EXCLUSIVE) {
             byte[] lock = redisKey.getBytes(StandardCharsets.UTF_8);
             byte[][] key = { lock };
+            byte[][] waiting = waiting(key);
+            byte[][] published = { lock, waiting[0] };
             if (counterKey != null) {
                 byte[][] fenced = { lock, counterKey };
-                return new Keys(fenced, key, key, key, fenced, null, waiting(key), channel(lock));
+                return new Keys(fenced, key, published, key, key, fenced, null, waiting, channel(lock));
             }
-            return new Keys(key, key, key, key, null, null, waiting(key), channel(lock));
+            return new Keys(key, key, published, key, key, null, null, waiting, channel(lock));
         }
         byte[] base = redisKey.getBytes(StandardCharsets.UTF_8);
         byte[] writer = part(base, "writer");
@@ -74,16 +76,18 @@ public enum LockType {
         byte[] queueExpiry = part(base, "queue-expiry");
         byte[][] all = { writer, readers, queuedWriters, queuedReaders, queueExpiry };
         if (this == READ) {
-            return new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers },
-                    new byte[][] { readers }, null, null, null, channel(base));
+            // Its release wakes queued writers only: no reader waits for another reader.
+            return new Keys(all, new byte[][] { readers, queuedReaders, queueExpiry }, new byte[][] { readers, queuedReaders, queueExpiry, queuedWriters },
+                    new byte[][] { readers }, new byte[][] { readers }, null, null, null, channel(base));
         }
         byte[][] release = { writer, queuedWriters, queueExpiry };
+        byte[][] published = { writer, queuedWriters, queueExpiry, queuedReaders };
         if (counterKey != null) {
             byte[][] fencedAll = { writer, readers, queuedWriters, queuedReaders, queueExpiry, counterKey };
-            return new Keys(fencedAll, release, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey },
+            return new Keys(fencedAll, release, published, new byte[][] { writer }, new byte[][] { writer }, new byte[][] { writer, counterKey },
                     null, null, channel(base));
         }
-        return new Keys(all, release, new byte[][] { writer }, new byte[][] { writer }, null, null, null, channel(base));
+        return new Keys(all, release, published, new byte[][] { writer }, new byte[][] { writer }, null, null, null, channel(base));
     }
 
     /**
@@ -100,12 +104,15 @@ public enum LockType {
             locks[i] = redisKeys.get(i).getBytes(StandardCharsets.UTF_8);
             channels[i] = channel(locks[i]);
         }
+        byte[][] waiting = waiting(locks);
+        byte[][] published = java.util.Arrays.copyOf(locks, 2 * size);
+        System.arraycopy(waiting, 0, published, size, size);
         if (counterKey != null) {
             byte[][] fenced = java.util.Arrays.copyOf(locks, size + 1);
             fenced[size] = counterKey;
-            return new Keys(fenced, locks, locks, locks, new byte[][] { locks[0], counterKey }, names, waiting(locks), channels);
+            return new Keys(fenced, locks, published, locks, locks, new byte[][] { locks[0], counterKey }, names, waiting, channels);
         }
-        return new Keys(locks, locks, locks, locks, null, names, waiting(locks), channels);
+        return new Keys(locks, locks, published, locks, locks, null, names, waiting, channels);
     }
 
     /** The hash of who waits for each of the exclusive keys: the key, the byte 0xFF, {@code waiting}. */
@@ -189,7 +196,10 @@ public enum LockType {
     /**
      * The keys of one lock.
      * @param acquire the acquisition's keys (the exclusive key, or the read-write lock's five)
-     * @param release the release's keys
+     * @param release the keys of a release that publishes nothing (a retry's clean-up, a revocation's)
+     * @param publishedRelease the keys of a release that publishes ({@link #releaseArgs}): the release's, then what
+     * says whether another client waits for the lock there (who waits for each exclusive key; the queue of the read-write
+     * lock's other side), without which the release scripts publish nothing
      * @param extend the extension's keys
      * @param retryCleanup the keys of the clean-up before a retry, or null when it is the release's
      * @param fence the key that holds the token and the fencing counter, for the token's confirmation; null
@@ -200,17 +210,12 @@ public enum LockType {
      * @param channels where releases of the lock are published: one channel, or one per key of a {@link #MULTI}
      * lock (its release publishes on the channel of each key, as a single key's release would)
      */
-    public record Keys(byte[][] acquire, byte[][] release, byte[][] extend, byte @Nullable [][] retryCleanup, byte @Nullable [][] fence,
+    public record Keys(byte[][] acquire, byte[][] release, byte[][] publishedRelease, byte[][] extend, byte @Nullable [][] retryCleanup, byte @Nullable [][] fence,
             java.util.@Nullable List<String> names, byte @Nullable [][] waiting, byte[]... channels) {
 
         /** The keys of {@code cleanup.lua}: the exclusive keys, then who waits for each; null for a read-write lock. */
         public byte @Nullable [][] cleanupMarking() {
-            if (this.waiting == null) {
-                return null;
-            }
-            byte[][] keys = java.util.Arrays.copyOf(this.release, this.release.length + this.waiting.length);
-            System.arraycopy(this.waiting, 0, keys, this.release.length, this.waiting.length);
-            return keys;
+            return (this.waiting != null) ? this.publishedRelease : null;
         }
 
         /** The keys of {@code handoff.lua}: the exclusive key and who waits for it. */
@@ -219,8 +224,16 @@ public enum LockType {
             return new byte[][] { this.release[0], waiting[0] };
         }
 
-        public byte[][] cleanup(boolean retrying) {
-            return (retrying && this.retryCleanup != null) ? this.retryCleanup : this.release;
+        /**
+         * The keys of the clean-up after a failed attempt at a read-write lock.
+         * @param quiet whether it publishes nothing (a retry's, given only the token); else it is the release's, which
+         * publishes where someone waits
+         */
+        public byte[][] cleanup(boolean quiet) {
+            if (!quiet) {
+                return this.publishedRelease;
+            }
+            return (this.retryCleanup != null) ? this.retryCleanup : this.release;
         }
 
         /** The arguments of a release that publishes: the token, then the channels, one per key released. */

@@ -39,7 +39,7 @@ public final class SlotGroups {
      * @return one part per slot group, in the order of each group's first key; or null
      */
     public static @Nullable List<Part> split(LuaScript script, byte[][] keys, byte[][] args) {
-        int locks = lockKeyCount(script, keys.length);
+        int locks = lockKeyCount(script, keys.length, args.length);
         if (locks < 2) {
             return null;
         }
@@ -58,9 +58,12 @@ public final class SlotGroups {
     }
 
     /** How many of the keys are lock keys that may each be in another slot; 0 for a script of one lock key. */
-    private static int lockKeyCount(LuaScript script, int keyCount) {
-        if (script == LuaScript.ACQUIRE_MULTI || script == LuaScript.EXTEND_MULTI || script == LuaScript.RELEASE_MULTI) {
+    private static int lockKeyCount(LuaScript script, int keyCount, int argCount) {
+        if (script == LuaScript.ACQUIRE_MULTI || script == LuaScript.EXTEND_MULTI) {
             return keyCount;
+        }
+        if (script == LuaScript.RELEASE_MULTI) {
+            return (argCount > 1) ? argCount - 1 : keyCount; // a release that publishes: a channel, and who waits, for each
         }
         if (script == LuaScript.ACQUIRE_MULTI_FENCED) {
             return keyCount - 1; // then the fencing counter
@@ -85,6 +88,9 @@ public final class SlotGroups {
             group.stream().filter((i) -> 3 + i < args.length).forEach((i) -> partArgs.add(args[3 + i])); // channels
         }
         else if (script == LuaScript.RELEASE_MULTI) {
+            if (keys.length > locks) {
+                group.forEach((i) -> partKeys.add(keys[locks + i])); // who waits for each, beside a channel
+            }
             partArgs.add(args[0]); // the token, then the channel of each key
             group.stream().filter((i) -> 1 + i < args.length).forEach((i) -> partArgs.add(args[1 + i]));
         }

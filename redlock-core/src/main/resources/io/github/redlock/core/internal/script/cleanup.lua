@@ -1,7 +1,8 @@
 -- The clean-up after a failed attempt at an exclusive lock or a lock on several keys, one node. KEYS: the lock's n
 -- keys, then the n hashes of who waits for each ("<key>" 0xFF "waiting": client id -> until when, this server's ms).
 -- ARGV[1] the attempt's token, ARGV[2] the client's id, ARGV[3] for how long the client still wants the lock, ms;
--- ARGV[4 ..] when given, the channel of each key, on which a deletion is published (a final clean-up).
+-- ARGV[4 ..] when given, the channel of each key, on which a deletion is published where another client waits for
+-- the key (a final clean-up; as release.lua, nothing is published where nobody waits).
 -- Deletes each key that still holds the token. Where a key is held by another token, records that this client
 -- waits for it (never shortening an earlier record of it), so that a holder of another client hands it over
 -- within its own process only while nobody else waits (handoff.lua). Returns 1 when every key held the token.
@@ -14,7 +15,7 @@ for i = 1, n do
     local value = redis.call('get', KEYS[i])
     if value == ARGV[1] then
         redis.call('del', KEYS[i])
-        if ARGV[3 + i] then
+        if ARGV[3 + i] and redis.call('exists', KEYS[n + i]) == 1 then
             redis.pcall('publish', ARGV[3 + i], ARGV[1]) -- pcall: an ACL may forbid the channel
         end
     else

@@ -1,7 +1,8 @@
 -- Read unlock, one node. KEYS[1] readers (sorted set: token -> expiry, server ms); with KEYS[2] (queued
 -- readers) and KEYS[3] (queue expiries), also withdraws the token from the queue (a reader that gave up
--- waiting no longer holds writers back). ARGV[1] token; ARGV[2], if given, a channel to publish on where the
--- reader's entry was removed, so that waiting writers try again at once.
+-- waiting no longer holds writers back). ARGV[1] token; ARGV[2], if given with KEYS[4] (queued writers), a channel
+-- to publish on where the reader's entry was removed and a writer is queued, so that waiting writers try again at
+-- once (a refused writer queues in the script that refuses it; with none queued, nobody waits for this release).
 -- Returns 1 when the reader's entry was still live, 0 when it had expired or was gone.
 if redis.replicate_commands then redis.replicate_commands() end
 if #KEYS > 1 then
@@ -13,7 +14,7 @@ if not expiry then
     return 0
 end
 redis.call('zrem', KEYS[1], ARGV[1])
-if ARGV[2] then
+if ARGV[2] and KEYS[4] and redis.call('zcard', KEYS[4]) > 0 then
     redis.pcall('publish', ARGV[2], ARGV[1]) -- pcall: an ACL may forbid the channel
 end
 local time = redis.call('time')

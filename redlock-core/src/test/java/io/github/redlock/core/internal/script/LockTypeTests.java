@@ -34,6 +34,7 @@ class LockTypeTests {
         assertThat(keys.fence()).isNull();
         assertThat(keys.names()).isNull();
         assertThat(text(keys.waiting())).containsExactly("redlock:order:42ÿwaiting");
+        assertThat(text(keys.publishedRelease())).containsExactly("redlock:order:42", "redlock:order:42ÿwaiting");
         assertThat(text(keys.channels())).containsExactly("redlock:order:42ÿreleased");
     }
 
@@ -67,6 +68,8 @@ class LockTypeTests {
         assertThat(keys.fence()).isNull();
         assertThat(keys.names()).isNull();
         assertThat(keys.waiting()).isNull();
+        assertThat(text(keys.publishedRelease())).as("a reader's release wakes queued writers").containsExactly("redlock:order:42ÿreaders",
+                "redlock:order:42ÿqueued-readers", "redlock:order:42ÿqueue-expiry", "redlock:order:42ÿqueued-writers");
         assertThat(text(keys.channels())).containsExactly("redlock:order:42ÿreleased");
     }
 
@@ -90,6 +93,8 @@ class LockTypeTests {
         assertThat(text(keys.retryCleanup())).containsExactly("redlock:order:42ÿwriter");
         assertThat(keys.fence()).isNull();
         assertThat(keys.waiting()).isNull();
+        assertThat(text(keys.publishedRelease())).as("a writer's release wakes queued readers and writers").containsExactly(
+                "redlock:order:42ÿwriter", "redlock:order:42ÿqueued-writers", "redlock:order:42ÿqueue-expiry", "redlock:order:42ÿqueued-readers");
         assertThat(text(keys.channels())).containsExactly("redlock:order:42ÿreleased");
     }
 
@@ -136,6 +141,8 @@ class LockTypeTests {
         assertThat(keys.fence()).isNull();
         assertThat(keys.names()).containsExactly("acct:1", "acct:2");
         assertThat(text(keys.waiting())).containsExactly("redlock:acct:1ÿwaiting", "redlock:acct:2ÿwaiting");
+        assertThat(text(keys.publishedRelease())).containsExactly("redlock:acct:1", "redlock:acct:2", "redlock:acct:1ÿwaiting",
+                "redlock:acct:2ÿwaiting");
         assertThat(text(keys.channels())).containsExactly("redlock:acct:1ÿreleased", "redlock:acct:2ÿreleased");
     }
 
@@ -170,11 +177,10 @@ class LockTypeTests {
     void aRetryingCleanUpKeepsAReadersOrWritersPlaceInTheQueue() {
         LockType.Keys read = LockType.READ.keys(KEY, null);
         assertThat(text(read.cleanup(true))).containsExactly("redlock:order:42ÿreaders");
-        assertThat(text(read.cleanup(false))).containsExactly("redlock:order:42ÿreaders", "redlock:order:42ÿqueued-readers",
-                "redlock:order:42ÿqueue-expiry");
+        assertThat(read.cleanup(false)).as("a final clean-up publishes where someone waits").isSameAs(read.publishedRelease());
         LockType.Keys write = LockType.WRITE.keys(KEY, null);
         assertThat(text(write.cleanup(true))).containsExactly("redlock:order:42ÿwriter");
-        assertThat(write.cleanup(false)).isSameAs(write.release());
+        assertThat(write.cleanup(false)).isSameAs(write.publishedRelease());
     }
 
     @Test

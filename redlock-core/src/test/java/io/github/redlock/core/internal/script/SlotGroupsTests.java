@@ -41,11 +41,15 @@ class SlotGroupsTests {
     @Test
     void aReleaseAndACleanUpTakeTheChannelsAndWaitersOfTheirGroupsKeys() {
         byte[][] channels = { bytes("c1"), bytes("c2"), bytes("c3") };
-        List<SlotGroups.Part> releases = SlotGroups.split(LuaScript.RELEASE_MULTI, LOCKS,
-                new byte[][] { bytes("t"), channels[0], channels[1], channels[2] });
-        assertThat(texts(releases.get(0).args())).containsExactly("t", text(channels[0]), text(channels[1]));
-        assertThat(texts(releases.get(1).args())).containsExactly("t", text(channels[2]));
         byte[][] cleanupKeys = { LOCKS[0], LOCKS[1], LOCKS[2], bytes("{a}1\u00FFwaiting"), bytes("{a}2\u00FFwaiting"), bytes("{b}1\u00FFwaiting") };
+        List<SlotGroups.Part> releases = SlotGroups.split(LuaScript.RELEASE_MULTI, cleanupKeys,
+                new byte[][] { bytes("t"), channels[0], channels[1], channels[2] });
+        assertThat(texts(releases.get(0).keys())).containsExactly(text(LOCKS[0]), text(LOCKS[1]), text(cleanupKeys[3]), text(cleanupKeys[4]));
+        assertThat(texts(releases.get(0).args())).containsExactly("t", text(channels[0]), text(channels[1]));
+        assertThat(texts(releases.get(1).keys())).containsExactly(text(LOCKS[2]), text(cleanupKeys[5]));
+        assertThat(texts(releases.get(1).args())).containsExactly("t", text(channels[2]));
+        List<SlotGroups.Part> quiet = SlotGroups.split(LuaScript.RELEASE_MULTI, LOCKS, new byte[][] { bytes("t") });
+        assertThat(texts(quiet.get(0).keys())).containsExactly(text(LOCKS[0]), text(LOCKS[1]));
         List<SlotGroups.Part> cleanups = SlotGroups.split(LuaScript.CLEANUP, cleanupKeys,
                 new byte[][] { bytes("t"), bytes("client"), bytes("100"), channels[0], channels[1], channels[2] });
         assertThat(texts(cleanups.get(1).keys())).containsExactly(text(LOCKS[2]), text(cleanupKeys[5]));
