@@ -1,15 +1,10 @@
 package io.github.redlock.chaos;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.RedisCluster;
 import io.github.redlock.test.RedisNode;
-import io.lettuce.core.KillArgs;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
@@ -33,19 +28,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * election, so the outcome is the one an election would have. Every wait is bounded ({@link #TIMEOUT}, and the 30 s of {@link RedisCluster}'s
  * waits); should the takeover not happen, the cluster's own failover promotes the replica after its timeout.
  */
-final class ClusterFailover implements AutoCloseable {
-
-    /** The longest the replica may refuse to take over before the cluster's own failover is waited for instead. */
-    static final Duration TIMEOUT = Duration.ofSeconds(30);
-
-    private static final long POLL_MILLIS = 50;
+final class ClusterFailover extends LossyFailover {
 
     private final RedisCluster cluster;
 
     /** The Redis keys the run locks: the shard that fails over serves one of them. */
     private final List<String> keys;
-
-    private final RedisClient client = RedisClient.create();
 
     /**
      * Fails over the given cluster, which it closes with itself.
@@ -87,25 +75,13 @@ final class ClusterFailover implements AutoCloseable {
         String key = this.keys.get(random.nextInt(this.keys.size()));
         RedisNode master = this.cluster.masterOf(key);
         RedisNode replica = this.cluster.replicasOf(master).get(0);
-        replica.pause();
-        try {
-            dropReplicas(master);
-            lagging.run();
-            this.cluster.kill(master);
-        }
-        finally {
-            replica.resume();
-        }
-        long killed = System.nanoTime();
+        long killed = killWhileItsReplicaLags(master, replica, lagging, () -> this.cluster.kill(master));
         String forced = takeOver(replica);
         RedisNode promoted = this.cluster.awaitFailover(master);
         long failedOver = System.nanoTime();
         master.restart();
         this.cluster.awaitHealthy();
-        return "master " + master.hostAndPort() + " of " + key + " killed while its replica lagged, " + promoted.hostAndPort()
-                + " promoted after " + TimeUnit.NANOSECONDS.toMillis(failedOver - killed) + " ms" + forced
-                + "; the killed server back empty as its replica after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failedOver)
-                + " ms";
+        return report(master.hostAndPort() + " of " + key, promoted, killed, failedOver, forced);
     }
 
     /**
@@ -116,29 +92,14 @@ final class ClusterFailover implements AutoCloseable {
         this.cluster.awaitHealthy();
     }
 
-    /** Resumes and restarts whatever a failed failover left paused or down, so that the run can end. */
-    void heal() {
-        for (RedisNode server : this.cluster.nodes()) {
-            if (server.isPaused()) {
-                server.resume();
-            }
-            if (!server.isRunning()) {
-                server.restart();
-            }
-        }
+    @Override
+    List<RedisNode> servers() {
+        return this.cluster.nodes();
     }
 
     @Override
-    public void close() {
-        this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    void closeServers() {
         this.cluster.close();
-    }
-
-    /** Drops the master's replication links ({@code CLIENT KILL TYPE replica}): the paused replica hears no more. */
-    private void dropReplicas(RedisNode master) {
-        try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(master))) {
-            connection.sync().clientKill(KillArgs.Builder.typeSlave());
-        }
     }
 
     /**
@@ -165,13 +126,6 @@ final class ClusterFailover implements AutoCloseable {
             Faults.sleep(POLL_MILLIS);
         }
         return " (CLUSTER FAILOVER TAKEOVER answered " + last + ": the cluster's own failover promoted it)";
-    }
-
-    /** The node's URI with a command timeout of 2 s: a paused or killed server fails a step, never hangs it. */
-    private static RedisURI uri(RedisNode node) {
-        RedisURI uri = RedisURI.create(node.uri());
-        uri.setTimeout(Duration.ofSeconds(2));
-        return uri;
     }
 
 }

@@ -1,17 +1,10 @@
 package io.github.redlock.chaos;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisSentinelGroup;
-import io.lettuce.core.KillArgs;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 
@@ -26,16 +19,9 @@ import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
  * find it down after their {@code down-after-milliseconds} (2 s): a lease of the run lasts 2 s at most, and must still
  * be valid when the promoted replica votes for the hazard to matter. Every wait is bounded ({@link #TIMEOUT}).
  */
-final class SentinelFailover implements AutoCloseable {
-
-    /** The longest any step of a failover may take before the fault fails. */
-    static final Duration TIMEOUT = Duration.ofSeconds(30);
-
-    private static final long POLL_MILLIS = 50;
+final class SentinelFailover extends LossyFailover {
 
     private final RedisSentinelGroup group;
-
-    private final RedisClient client = RedisClient.create();
 
     /** Fails over the given group, which it closes with itself. */
     SentinelFailover(RedisSentinelGroup group) {
@@ -68,24 +54,13 @@ final class SentinelFailover implements AutoCloseable {
         awaitReady();
         RedisNode master = this.group.master();
         RedisNode replica = this.group.replicas().get(0);
-        replica.pause();
-        try {
-            dropReplicas(master);
-            lagging.run();
-            master.kill();
-        }
-        finally {
-            replica.resume();
-        }
-        long killed = System.nanoTime();
+        long killed = killWhileItsReplicaLags(master, replica, lagging, master::kill);
         forceFailover();
         RedisNode promoted = this.group.awaitFailover(master);
         long failedOver = System.nanoTime();
         master.restart("--replicaof", "127.0.0.1", Integer.toString(promoted.port()));
         await(() -> hasOnlineReplica(promoted), () -> "the restarted " + master + " did not replicate the new master " + promoted);
-        return "master " + master.hostAndPort() + " killed while its replica lagged, " + promoted.hostAndPort() + " promoted after "
-                + TimeUnit.NANOSECONDS.toMillis(failedOver - killed) + " ms; the killed server back empty as its replica after "
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failedOver) + " ms";
+        return report(master.hostAndPort(), promoted, killed, failedOver, "");
     }
 
     /**
@@ -97,29 +72,14 @@ final class SentinelFailover implements AutoCloseable {
                 () -> "the Sentinel group " + this.group + " has no replica in sync that every sentinel knows");
     }
 
-    /** Resumes and restarts whatever a failed failover left paused or down, so that the run can end. */
-    void heal() {
-        for (RedisNode server : this.group.servers()) {
-            if (server.isPaused()) {
-                server.resume();
-            }
-            if (!server.isRunning()) {
-                server.restart();
-            }
-        }
+    @Override
+    List<RedisNode> servers() {
+        return this.group.servers();
     }
 
     @Override
-    public void close() {
-        this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    void closeServers() {
         this.group.close();
-    }
-
-    /** Drops the master's replication links ({@code CLIENT KILL TYPE slave}): the paused replica hears no more. */
-    private void dropReplicas(RedisNode master) {
-        try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(master))) {
-            connection.sync().clientKill(KillArgs.Builder.typeSlave());
-        }
     }
 
     /** Tells a sentinel to fail over, again while it answers that no replica is fit yet (the resumed one may not be). */
@@ -165,24 +125,6 @@ final class SentinelFailover implements AutoCloseable {
             }
         }
         return true;
-    }
-
-    /** The node's URI with a command timeout of 2 s: a paused or killed server fails a step, never hangs it. */
-    private static RedisURI uri(RedisNode node) {
-        RedisURI uri = RedisURI.create(node.uri());
-        uri.setTimeout(Duration.ofSeconds(2));
-        return uri;
-    }
-
-    /** Polls every {@link #POLL_MILLIS} until the condition holds, or fails with the message after {@link #TIMEOUT}. */
-    private static void await(BooleanSupplier condition, Supplier<String> failure) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(failure.get() + " within " + TIMEOUT.toSeconds() + " s");
-            }
-            Faults.sleep(POLL_MILLIS);
-        }
     }
 
 }

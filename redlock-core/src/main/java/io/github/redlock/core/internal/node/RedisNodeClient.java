@@ -287,10 +287,13 @@ public final class RedisNodeClient {
         });
     }
 
-    /** Reads the node's {@code run_id} ({@code INFO server} alone): which server process answers on this connection. */
+    /**
+     * Reads the node's {@code run_id} ({@code INFO server} alone): which server process answers on this connection. Not
+     * for a cluster node, whose servers answer on connections of their own ({@link #serverInfo()} names them all).
+     */
     public CompletableFuture<String> runId() {
         if (this.cluster != null) {
-            return this.cluster.serverInfo().thenApply(ServerInfo::runId);
+            throw new IllegalStateException("a cluster node has no one run_id: read serverInfo()");
         }
         return onConnection((async) -> async.info("server").toCompletableFuture().thenApply((info) -> ServerInfo.parse(info, false).runId()));
     }
