@@ -5,7 +5,7 @@
 # that docs/performance.md shows.
 # Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 30 minutes for the default set, with
 # the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
-#        redlock-benchmarks/run.sh --kotlin [threads, default 1]   (about 5 minutes: the @Redlocked suspend fun against
+#        redlock-benchmarks/run.sh --kotlin [threads, default 1]   (about 10 minutes: the @Redlocked suspend fun against
 # the Java method, 3 rounds of one fork each; writes docs/benchmarks/kotlin.md)
 #        redlock-benchmarks/run.sh --costs [operations, default 5000] [seconds, default 10]   (about 2 minutes: what each
 # lock operation costs the Redis nodes, in commands, CPU and bytes, and the locks per second a node's core carries;
