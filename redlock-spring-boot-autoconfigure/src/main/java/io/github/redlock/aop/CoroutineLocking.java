@@ -1,9 +1,12 @@
 package io.github.redlock.aop;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
@@ -17,6 +20,7 @@ import kotlin.coroutines.CoroutineContext;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Job;
 import kotlinx.coroutines.ThreadContextElement;
+import kotlinx.coroutines.reactor.MonoKt;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.ProceedingJoinPoint;
@@ -25,6 +29,18 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+
+import org.springframework.aop.Advisor;
+import org.springframework.aop.IntroductionAdvisor;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.PointcutAdvisor;
+import org.springframework.aop.aspectj.AspectJAroundAdvice;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.support.MethodMatchers;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Makes the coroutine of a Kotlin {@code suspend fun} the holder of its lock. Spring's AOP runs a suspend function
@@ -51,24 +67,32 @@ final class CoroutineLocking {
 
     private final ReentrantHolds holds;
 
+    private final RedlockedAspect aspect;
+
+    /** The advisors of the suspend functions called through proxies, and their direct calls, by method ({@link #direct}). */
+    private final Map<Method, Chain> chains = new ConcurrentHashMap<>();
+
     /** The key of this aspect's element: the element of another aspect, with other holds, never replaces it. */
     private final HoldsKey key = new HoldsKey();
 
-    CoroutineLocking(ReentrantHolds holds) {
+    CoroutineLocking(ReentrantHolds holds, RedlockedAspect aspect) {
         this.holds = holds;
+        this.aspect = aspect;
     }
 
     /**
      * The invocation of one call: at each subscription, calls the method with its lock recorded as held by the
      * coroutine that runs the body, besides the locks the calling coroutine (or thread) holds. Called in the advice,
      * on the caller's thread, which shows the caller's locks.
+     * @param method the method called, as the proxy was ({@code joinPoint}'s)
      * @param heldKeys how the lock is recorded ({@link ReentrantHolds#heldKeys})
      * @param outer the lock the caller holds already, which a re-entrant call shares, or null
      * @param key the evaluated key or keys, for the message of a loss
      */
-    ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, LockedMethod locked, List<String> heldKeys,
-            @Nullable HeldLock outer, String key) {
+    ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, Method method, Class<?> targetClass, LockedMethod locked,
+            List<String> heldKeys, @Nullable HeldLock outer, String key) {
         Map<String, HeldLock> callers = this.holds.snapshot();
+        Method direct = direct(joinPoint, method, targetClass, locked);
         return (held) -> {
             if (!held.retain()) {
                 return null; // the subscription was cancelled, and the lock let go, before the body was called
@@ -85,11 +109,17 @@ final class CoroutineLocking {
             Object[] args = joinPoint.getArgs().clone();
             @SuppressWarnings("unchecked")
             Continuation<Object> caller = (Continuation<Object>) args[args.length - 1];
-            // Spring's AOP takes only the context of this argument, for the coroutine that runs the body.
-            args[args.length - 1] = new InContext(caller, caller.getContext().plus(element));
+            CoroutineContext context = caller.getContext().plus(element);
             Object result;
             try {
-                result = joinPoint.proceed(args);
+                if (direct != null) {
+                    result = start(direct, joinPoint.getTarget(), args, context.minusKey(Job.Key));
+                }
+                else {
+                    // Spring's AOP takes only the context of this argument, for the coroutine that runs the body.
+                    args[args.length - 1] = new InContext(caller, context);
+                    result = joinPoint.proceed(args);
+                }
             }
             catch (Throwable ex) {
                 element.bodyEnded();
@@ -97,6 +127,95 @@ final class CoroutineLocking {
             }
             return element.heldUntilTheBodyEnds(result);
         };
+    }
+
+    /**
+     * The {@code Mono} that runs the body of a suspend function in a coroutine of its own, with the given context,
+     * when subscribed: what Spring's AOP makes when it proceeds to the method, without its per-call Kotlin reflection
+     * (the method is called as a Kotlin caller calls it, with the coroutine's continuation in place of the caller's).
+     * A {@code Unit} result completes it empty, as Spring's does.
+     */
+    private static Mono<Object> start(Method method, @Nullable Object target, @Nullable Object[] args, CoroutineContext context) {
+        return MonoKt.<Object>mono(context, (scope, continuation) -> {
+            @Nullable Object[] call = args.clone();
+            call[call.length - 1] = continuation;
+            try {
+                return method.invoke(target, call);
+            }
+            catch (InvocationTargetException ex) {
+                throw CoroutineLocking.<RuntimeException>rethrow(ex.getTargetException());
+            }
+            catch (IllegalAccessException ex) {
+                throw new IllegalStateException("Could not call " + method + " (it was made accessible)", ex);
+            }
+        }).filter((result) -> result != Unit.INSTANCE);
+    }
+
+    /** Throws what the method threw, checked or not, as a Kotlin function does. */
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T rethrow(Throwable thrown) throws T {
+        throw (T) thrown;
+    }
+
+    /**
+     * The method to call directly ({@link #start}) in place of proceeding through Spring's AOP, or null. Only when
+     * this aspect's advice is the last of the method's on its proxy (proceeding would only call the method: no other
+     * advice runs in {@code proceed()}), for a suspend function whose result Spring's bridge passes on as it is (not a
+     * stream, nor a Kotlin value class, which Spring boxes and unboxes). Asked of the proxy's own configuration
+     * ({@link Advised}); null for a proxy that hides it. Remembered per method for as long as the proxy's advisors stay
+     * the same.
+     */
+    private @Nullable Method direct(ProceedingJoinPoint joinPoint, Method method, Class<?> targetClass, LockedMethod locked) {
+        if (locked.result() != LockedMethod.Result.SUSPEND || !(joinPoint.getThis() instanceof Advised advised)) {
+            return null;
+        }
+        Advisor[] advisors = advised.getAdvisors();
+        Chain known = this.chains.get(method);
+        if (known != null && known.targetClass() == targetClass && known.sameAdvisors(advisors)) {
+            return known.direct();
+        }
+        Method direct = (innermost(advisors, method, targetClass) && plainResult(method)) ? invocable(method) : null;
+        this.chains.put(method, new Chain(targetClass, advisors, direct));
+        return direct;
+    }
+
+    /** Whether this aspect's advice is the last advisor that may apply to the method (a dynamic one counts as applying). */
+    private boolean innermost(Advisor[] advisors, Method method, Class<?> targetClass) {
+        Advisor last = null;
+        for (Advisor advisor : advisors) {
+            if (mayApply(advisor, method, targetClass)) {
+                last = advisor;
+            }
+        }
+        return last != null && last.getAdvice() instanceof AspectJAroundAdvice around
+                && around.getAspectJAdviceMethod().getName().equals("lock")
+                && around.getAspectInstanceFactory().getAspectInstance() == this.aspect;
+    }
+
+    /** Whether the advisor's advice may run in a call of the method, as a proxy's advice chain is made. */
+    private static boolean mayApply(Advisor advisor, Method method, Class<?> targetClass) {
+        if (advisor instanceof PointcutAdvisor pointcutAdvisor) {
+            Pointcut pointcut = pointcutAdvisor.getPointcut();
+            return pointcut.getClassFilter().matches(targetClass)
+                    && MethodMatchers.matches(pointcut.getMethodMatcher(), method, targetClass, true);
+        }
+        if (advisor instanceof IntroductionAdvisor introduction) {
+            return introduction.getClassFilter().matches(targetClass);
+        }
+        return true;
+    }
+
+    /** Whether the suspend function's Kotlin result is neither a stream or other reactive type nor a value class. */
+    private static boolean plainResult(Method method) {
+        Class<?> result = new MethodParameter(method, -1).getParameterType();
+        return ReactiveLocking.adapterOf(result) == null && !KotlinDetector.isInlineClass(result);
+    }
+
+    /** The method as Spring's AOP calls it: the bridged one, made accessible. */
+    private static Method invocable(Method method) {
+        Method bridged = BridgeMethodResolver.findBridgedMethod(method);
+        ReflectionUtils.makeAccessible(bridged);
+        return bridged;
     }
 
     /**
@@ -243,6 +362,23 @@ final class CoroutineLocking {
             if (cancellation != null) {
                 job.cancel(cancellation); // lost before the body started: it stops at its first suspension
             }
+        }
+
+    }
+
+    /** A method's advisors as this aspect last saw them on a proxy, and the method to call directly then, or null. */
+    private record Chain(Class<?> targetClass, Advisor[] advisors, @Nullable Method direct) {
+
+        boolean sameAdvisors(Advisor[] others) {
+            if (others.length != this.advisors.length) {
+                return false;
+            }
+            for (int i = 0; i < others.length; i++) {
+                if (others[i] != this.advisors[i]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
     }

@@ -56,7 +56,7 @@ public class RedlockedAspect implements Ordered {
     private final ReentrantHolds holds = new ReentrantHolds();
 
     /** Locks around Kotlin suspend functions; null without Kotlin coroutines, when there are none to lock. */
-    private final @Nullable CoroutineLocking coroutines = LockedMethod.COROUTINES_PRESENT ? new CoroutineLocking(this.holds) : null;
+    private final @Nullable CoroutineLocking coroutines = LockedMethod.COROUTINES_PRESENT ? new CoroutineLocking(this.holds, this) : null;
 
     private final KeyEvaluator keys;
 
@@ -118,7 +118,7 @@ public class RedlockedAspect implements Ordered {
         if (locked.result().reactive()) {
             Callable<HeldLock> acquire = () -> this.locks.acquire(locked, keys);
             ReactiveLocking.Invocation invoke = locked.result().suspending()
-                    ? coroutines().invocation(joinPoint, locked, heldKeys, outer, String.join(",", keys)) : proceed;
+                    ? coroutines().invocation(joinPoint, method, targetClass, locked, heldKeys, outer, String.join(",", keys)) : proceed;
             // Re-entrant: the caller holds the key already. Each subscription becomes one more holder of that lock, so
             // that the result keeps it after the outer call returned.
             if (outer == null && locked.result().suspending() && coroutines().dispatchedElsewhere(joinPoint)) {

@@ -1,5 +1,6 @@
 package io.github.redlock.aop
 
+import java.io.IOException
 import java.time.Duration
 import java.util.Optional
 import java.util.concurrent.Executors
@@ -34,6 +35,9 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
+import org.aspectj.lang.ProceedingJoinPoint
+import org.aspectj.lang.annotation.Around
+import org.aspectj.lang.annotation.Aspect
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
@@ -42,6 +46,7 @@ import org.springframework.beans.factory.ObjectProvider
 import org.springframework.boot.autoconfigure.AutoConfigurations
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
+import org.springframework.core.Ordered
 
 /**
  * `@Redlocked` on Kotlin `suspend` functions. The hazard: Spring's AOP hands the advice a `Mono` that runs the
@@ -372,6 +377,70 @@ internal class RedlockedSuspendIntegrationTests {
             }
     }
 
+    /**
+     * With no other advice inside its own, the aspect starts the body's coroutine itself instead of proceeding through
+     * Spring's bridge (which pays Kotlin reflection on every call): what the body throws, before or after it
+     * suspends, and checked or not, reaches the caller as it was thrown, with the lock let go; value classes in and
+     * out arrive as they were passed and returned (a value class result goes through Spring's bridge, which unboxes it).
+     */
+    @Test
+    fun theBodyStartedWithoutSpringsBridgeThrowsAndReturnsAsItWouldUnlocked() {
+        runner().withBean(Tickets::class.java).run { context ->
+            val tickets = context.getBean(Tickets::class.java)
+            runBlocking {
+                withTimeout(30_000) {
+                    val now = runCatching { tickets.failNow() }.exceptionOrNull()
+                    assertThat(now).isInstanceOf(IOException::class.java).hasMessage("before suspending")
+                    val later = runCatching { tickets.failLater() }.exceptionOrNull()
+                    assertThat(later).isInstanceOf(IOException::class.java).hasMessage("after suspending")
+                    assertThat(tickets.stamp(Ticket("t-1"))).isEqualTo("tickets: t-1")
+                    assertThat(tickets.renew(Ticket("t-2"))).isEqualTo(Ticket("t-2+"))
+                    assertThat(tickets.renewNow(Ticket("t-3"))).isEqualTo(Ticket("t-3!"))
+                    assertThat(tickets.nothing()).isNull()
+                }
+            }
+            assertThat(tryTake("tickets")).`as`("the key free after the calls").isTrue()
+        }
+    }
+
+    /**
+     * The hazard of calling the method before its lock is granted (which takes Spring's per-call work off the path
+     * from the grant to the body, see [CoroutineLocking.preparation]): advice inside this one runs in `proceed()`.
+     * With another aspect's advice inside, the call must still proceed only under the lock, and never when skipped.
+     */
+    @Test
+    fun anAdviceInsideTheLockRunsOnlyUnderTheLockAndNeverForASkippedCall() {
+        runner()
+            .withBean(Inner::class.java)
+            .withBean(Guarded::class.java)
+            .run { context ->
+                val guarded = context.getBean(Guarded::class.java)
+                val inner = context.getBean(Inner::class.java)
+                val holder = this.other.get().acquire("guarded", Duration.ofSeconds(10), Duration.ZERO)
+                runBlocking {
+                    withTimeout(30_000) {
+                        assertThat(guarded.skipped()).isNull()
+                        assertThat(inner.calls.get()).`as`("inner advice calls for a skipped call").isZero()
+                        val waiting = async(Dispatchers.Default) { guarded.waited() }
+                        delay(300) // it waits for the holder now
+                        val released = System.nanoTime()
+                        holder.release()
+                        assertThat(waiting.await()).isEqualTo("ran")
+                        assertThat(inner.calls.get()).`as`("inner advice calls").isEqualTo(1)
+                        assertThat(inner.last.get() - released).`as`("ns from the other client's release to the inner advice")
+                            .isPositive()
+                    }
+                }
+                // The same holds without waiting: the advice inside runs for the calls whose lock was taken, only.
+                runBlocking {
+                    withTimeout(30_000) {
+                        assertThat(guarded.skipped()).isEqualTo("ran")
+                        assertThat(inner.calls.get()).`as`("inner advice calls").isEqualTo(2)
+                    }
+                }
+            }
+    }
+
     /** Whether the other client took the key at once (it lets go of it again). */
     private fun tryTake(key: String): Boolean = take(key, Duration.ZERO)
 
@@ -572,6 +641,74 @@ internal class RedlockedSuspendIntegrationTests {
         }
 
         private fun currentToken(): String = RedlockContext.currentLease().map { it.token() }.orElse("none")
+
+    }
+
+    /** A value class, passed unboxed and returned boxed by a suspend function. */
+    @JvmInline
+    value class Ticket(val id: String)
+
+    open class Tickets {
+
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun failNow(): String = throw IOException("before suspending")
+
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun failLater(): String {
+            delay(5)
+            throw IOException("after suspending")
+        }
+
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun stamp(ticket: Ticket): String {
+            delay(5)
+            return RedlockContext.currentLease().map { it.key() }.orElse("none") + ": " + ticket.id
+        }
+
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun renew(ticket: Ticket): Ticket {
+            delay(5)
+            return Ticket(ticket.id + "+")
+        }
+
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun renewNow(ticket: Ticket): Ticket = Ticket(ticket.id + "!")
+
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun nothing(): String? {
+            delay(5)
+            return null
+        }
+
+    }
+
+    /** Calls that another aspect advises inside `@Redlocked` (see [Inner]). */
+    open class Guarded {
+
+        @Redlocked(key = "guarded", ttl = "10s", onFailure = OnFailure.SKIP)
+        open suspend fun skipped(): String? = "ran"
+
+        @Redlocked(key = "guarded", ttl = "10s", waitTime = "20s")
+        open suspend fun waited(): String = "ran"
+
+    }
+
+    /** An aspect ordered inside [RedlockedAspect]'s advice, which counts the calls that proceed to it and their time. */
+    @Aspect
+    class Inner : Ordered {
+
+        val calls = AtomicInteger()
+
+        val last = AtomicLong()
+
+        @Around("execution(* io.github.redlock.aop.RedlockedSuspendIntegrationTests.Guarded.*(..))")
+        fun count(joinPoint: ProceedingJoinPoint): Any? {
+            this.last.set(System.nanoTime())
+            this.calls.incrementAndGet()
+            return joinPoint.proceed()
+        }
+
+        override fun getOrder(): Int = RedlockedAspect.DEFAULT_ORDER + 1
 
     }
 
