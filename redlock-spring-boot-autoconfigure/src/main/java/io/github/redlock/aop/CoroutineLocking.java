@@ -17,6 +17,9 @@ import kotlin.coroutines.AbstractCoroutineContextElement;
 import kotlin.coroutines.Continuation;
 import kotlin.coroutines.ContinuationInterceptor;
 import kotlin.coroutines.CoroutineContext;
+import kotlin.reflect.KFunction;
+import kotlin.reflect.KParameter;
+import kotlin.reflect.jvm.ReflectJvmMapping;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Job;
 import kotlinx.coroutines.ThreadContextElement;
@@ -39,6 +42,7 @@ import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.MethodMatchers;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodClassKey;
 import org.springframework.core.MethodParameter;
 import org.springframework.util.ReflectionUtils;
 
@@ -55,8 +59,10 @@ import org.springframework.util.ReflectionUtils;
  * locks while it runs the coroutine, and only then: a nested annotated call re-enters them and
  * {@link RedlockContext#currentLease()} returns the innermost lease. With {@code interruptOnLoss}, the loss of the
  * lease cancels the body's coroutine. The lock is acquired without blocking a thread when the caller's dispatcher
- * dispatches ({@link #dispatchedElsewhere}): it may arrive on a node connection's thread, where Spring subscribes to
- * the body's {@code Mono}, whose coroutine then starts on that dispatcher.
+ * dispatches ({@link #dispatchedElsewhere}): it may arrive on a node connection's thread, where the body's
+ * {@code Mono} is subscribed, whose coroutine then starts on that dispatcher. Where this aspect's advice is the
+ * innermost, it makes that {@code Mono} itself instead of proceeding ({@link #start}): Spring's bridge looks the
+ * function up with Kotlin reflection on every call.
  * <p>
  * Loaded only when Kotlin, Kotlin reflection and kotlinx-coroutines-reactor are on the classpath
  * ({@link LockedMethod#COROUTINES_PRESENT}); nothing else in the aspect refers to a Kotlin type.
@@ -69,8 +75,8 @@ final class CoroutineLocking {
 
     private final RedlockedAspect aspect;
 
-    /** The advisors of the suspend functions called through proxies, and their direct calls, by method ({@link #direct}). */
-    private final Map<Method, Chain> chains = new ConcurrentHashMap<>();
+    /** The advisors of the suspend functions called through proxies, and their direct calls, by method and target class ({@link #direct}). */
+    private final Map<MethodClassKey, Chain> chains = new ConcurrentHashMap<>();
 
     /** The key of this aspect's element: the element of another aspect, with other holds, never replaces it. */
     private final HoldsKey key = new HoldsKey();
@@ -89,10 +95,10 @@ final class CoroutineLocking {
      * @param outer the lock the caller holds already, which a re-entrant call shares, or null
      * @param key the evaluated key or keys, for the message of a loss
      */
-    ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, Method method, Class<?> targetClass, LockedMethod locked,
-            List<String> heldKeys, @Nullable HeldLock outer, String key) {
+    ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, Method method, LockedMethod locked, List<String> heldKeys,
+            @Nullable HeldLock outer, String key) {
         Map<String, HeldLock> callers = this.holds.snapshot();
-        Method direct = direct(joinPoint, method, targetClass, locked);
+        Method direct = direct(joinPoint, method, locked);
         return (held) -> {
             if (!held.retain()) {
                 return null; // the subscription was cancelled, and the lock let go, before the body was called
@@ -160,30 +166,46 @@ final class CoroutineLocking {
     /**
      * The method to call directly ({@link #start}) in place of proceeding through Spring's AOP, or null. Only when
      * this aspect's advice is the last of the method's on its proxy (proceeding would only call the method: no other
-     * advice runs in {@code proceed()}), for a suspend function whose result Spring's bridge passes on as it is (not a
-     * stream, nor a Kotlin value class, which Spring boxes and unboxes). Asked of the proxy's own configuration
-     * ({@link Advised}); null for a proxy that hides it. Remembered per method for as long as the proxy's advisors stay
-     * the same.
+     * advice runs in {@code proceed()}), for a suspend function that Spring's bridge would call with the arguments it
+     * is given and whose result it passes on as it is: no parameter with a default value (the bridge lets a null
+     * argument take the default), and a result that is neither a stream nor a Kotlin value class (which the bridge
+     * boxes and unboxes). Asked of the proxy's own configuration ({@link Advised}), matched as Spring matches a call
+     * to the advisors; null for a proxy that hides it, and whenever the question cannot be answered. Remembered per
+     * method and target class for as long as the proxy's advisors stay the same.
      */
-    private @Nullable Method direct(ProceedingJoinPoint joinPoint, Method method, Class<?> targetClass, LockedMethod locked) {
+    private @Nullable Method direct(ProceedingJoinPoint joinPoint, Method method, LockedMethod locked) {
         if (locked.result() != LockedMethod.Result.SUSPEND || !(joinPoint.getThis() instanceof Advised advised)) {
             return null;
         }
+        Object target = joinPoint.getTarget();
+        Class<?> targetClass = (target != null) ? target.getClass() : method.getDeclaringClass();
+        MethodClassKey key = new MethodClassKey(method, targetClass);
         Advisor[] advisors = advised.getAdvisors();
-        Chain known = this.chains.get(method);
-        if (known != null && known.targetClass() == targetClass && known.sameAdvisors(advisors)) {
+        Chain known = this.chains.get(key);
+        if (known != null && known.sameAdvisors(advisors)) {
             return known.direct();
         }
-        Method direct = (innermost(advisors, method, targetClass) && plainResult(method)) ? invocable(method) : null;
-        this.chains.put(method, new Chain(targetClass, advisors, direct));
+        Method direct;
+        try {
+            direct = innermost(advised, advisors, method, targetClass) ? plainCall(method) : null;
+        }
+        catch (RuntimeException | LinkageError ex) {
+            logger.debug("Calling " + method + " through Spring's AOP bridge: " + ex, ex);
+            direct = null;
+        }
+        this.chains.put(key, new Chain(advisors, direct));
         return direct;
     }
 
-    /** Whether this aspect's advice is the last advisor that may apply to the method (a dynamic one counts as applying). */
-    private boolean innermost(Advisor[] advisors, Method method, Class<?> targetClass) {
+    /**
+     * Whether this aspect's advice is the last advisor that applies to the method, matched as Spring's
+     * {@code DefaultAdvisorChainFactory} does, erring towards applying: a dynamic match, and a match that holds only
+     * with introductions, count.
+     */
+    private boolean innermost(Advised advised, Advisor[] advisors, Method method, Class<?> targetClass) {
         Advisor last = null;
         for (Advisor advisor : advisors) {
-            if (mayApply(advisor, method, targetClass)) {
+            if (mayApply(advised.isPreFiltered(), advisor, method, targetClass)) {
                 last = advisor;
             }
         }
@@ -192,28 +214,33 @@ final class CoroutineLocking {
                 && around.getAspectInstanceFactory().getAspectInstance() == this.aspect;
     }
 
-    /** Whether the advisor's advice may run in a call of the method, as a proxy's advice chain is made. */
-    private static boolean mayApply(Advisor advisor, Method method, Class<?> targetClass) {
+    /** Whether the advisor's advice may run in a call of the method (a proxy's advisors are pre-filtered by class). */
+    private static boolean mayApply(boolean preFiltered, Advisor advisor, Method method, Class<?> targetClass) {
         if (advisor instanceof PointcutAdvisor pointcutAdvisor) {
             Pointcut pointcut = pointcutAdvisor.getPointcut();
-            return pointcut.getClassFilter().matches(targetClass)
+            return (preFiltered || pointcut.getClassFilter().matches(targetClass))
                     && MethodMatchers.matches(pointcut.getMethodMatcher(), method, targetClass, true);
         }
         if (advisor instanceof IntroductionAdvisor introduction) {
-            return introduction.getClassFilter().matches(targetClass);
+            return preFiltered || introduction.getClassFilter().matches(targetClass);
         }
         return true;
     }
 
-    /** Whether the suspend function's Kotlin result is neither a stream or other reactive type nor a value class. */
-    private static boolean plainResult(Method method) {
-        Class<?> result = new MethodParameter(method, -1).getParameterType();
-        return ReactiveLocking.adapterOf(result) == null && !KotlinDetector.isInlineClass(result);
-    }
-
-    /** The method as Spring's AOP calls it: the bridged one, made accessible. */
-    private static Method invocable(Method method) {
+    /**
+     * The method as Spring's AOP calls it (the bridged one, made accessible) when the bridge would pass its arguments
+     * and its result on as they are, else null.
+     */
+    private static @Nullable Method plainCall(Method method) {
         Method bridged = BridgeMethodResolver.findBridgedMethod(method);
+        KFunction<?> function = ReflectJvmMapping.getKotlinFunction(bridged);
+        if (function == null || function.getParameters().stream().anyMatch(KParameter::isOptional)) {
+            return null;
+        }
+        Class<?> result = new MethodParameter(bridged, -1).getParameterType();
+        if (ReactiveLocking.adapterOf(result) != null || KotlinDetector.isInlineClass(result)) {
+            return null;
+        }
         ReflectionUtils.makeAccessible(bridged);
         return bridged;
     }
@@ -367,7 +394,7 @@ final class CoroutineLocking {
     }
 
     /** A method's advisors as this aspect last saw them on a proxy, and the method to call directly then, or null. */
-    private record Chain(Class<?> targetClass, Advisor[] advisors, @Nullable Method direct) {
+    private record Chain(Advisor[] advisors, @Nullable Method direct) {
 
         boolean sameAdvisors(Advisor[] others) {
             if (others.length != this.advisors.length) {

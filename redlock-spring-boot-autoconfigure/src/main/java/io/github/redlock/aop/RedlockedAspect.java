@@ -118,7 +118,7 @@ public class RedlockedAspect implements Ordered {
         if (locked.result().reactive()) {
             Callable<HeldLock> acquire = () -> this.locks.acquire(locked, keys);
             ReactiveLocking.Invocation invoke = locked.result().suspending()
-                    ? coroutines().invocation(joinPoint, method, targetClass, locked, heldKeys, outer, String.join(",", keys)) : proceed;
+                    ? coroutines().invocation(joinPoint, method, locked, heldKeys, outer, String.join(",", keys)) : proceed;
             // Re-entrant: the caller holds the key already. Each subscription becomes one more holder of that lock, so
             // that the result keeps it after the outer call returned.
             if (outer == null && locked.result().suspending() && coroutines().dispatchedElsewhere(joinPoint)) {

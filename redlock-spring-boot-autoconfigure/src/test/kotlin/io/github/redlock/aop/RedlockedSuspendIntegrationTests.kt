@@ -42,6 +42,7 @@ import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 
+import org.springframework.aop.support.AopUtils
 import org.springframework.beans.factory.ObjectProvider
 import org.springframework.boot.autoconfigure.AutoConfigurations
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
@@ -387,6 +388,7 @@ internal class RedlockedSuspendIntegrationTests {
     fun theBodyStartedWithoutSpringsBridgeThrowsAndReturnsAsItWouldUnlocked() {
         runner().withBean(Tickets::class.java).run { context ->
             val tickets = context.getBean(Tickets::class.java)
+            val probe = context.getBean(Probe::class.java)
             runBlocking {
                 withTimeout(30_000) {
                     val now = runCatching { tickets.failNow() }.exceptionOrNull()
@@ -394,19 +396,40 @@ internal class RedlockedSuspendIntegrationTests {
                     val later = runCatching { tickets.failLater() }.exceptionOrNull()
                     assertThat(later).isInstanceOf(IOException::class.java).hasMessage("after suspending")
                     assertThat(tickets.stamp(Ticket("t-1"))).isEqualTo("tickets: t-1")
+                    assertThat(probe.bridged.get()).`as`("the body run through Spring's bridge").isFalse()
                     assertThat(tickets.renew(Ticket("t-2"))).isEqualTo(Ticket("t-2+"))
                     assertThat(tickets.renewNow(Ticket("t-3"))).isEqualTo(Ticket("t-3!"))
                     assertThat(tickets.nothing()).isNull()
+                    // A null argument for a parameter with a default: Spring's bridge lets it take the default.
+                    assertThat(tickets.defaulted(null)).isEqualTo("tickets: default")
+                    assertThat(probe.bridged.get()).`as`("a function with a default run through Spring's bridge").isTrue()
                 }
             }
             assertThat(tryTake("tickets")).`as`("the key free after the calls").isTrue()
         }
     }
 
+    /** The same through a JDK proxy, which calls the implementation's method through its interface's. */
+    @Test
+    fun theBodyStartedWithoutSpringsBridgeThroughAnInterfaceProxy() {
+        runner().withBean(InterfaceStamper::class.java).withPropertyValues("spring.aop.proxy-target-class=false").run { context ->
+            val stamper = context.getBean(Stamper::class.java)
+            val probe = context.getBean(Probe::class.java)
+            assertThat(AopUtils.isJdkDynamicProxy(stamper)).isTrue()
+            runBlocking {
+                withTimeout(30_000) {
+                    assertThat(stamper.stamp("i-1")).isEqualTo("stamper: i-1")
+                    assertThat(probe.bridged.get()).`as`("the body run through Spring's bridge").isFalse()
+                }
+            }
+        }
+    }
+
     /**
-     * The hazard of calling the method before its lock is granted (which takes Spring's per-call work off the path
-     * from the grant to the body, see [CoroutineLocking.preparation]): advice inside this one runs in `proceed()`.
-     * With another aspect's advice inside, the call must still proceed only under the lock, and never when skipped.
+     * The hazard of starting the body without proceeding (which skips Spring's per-call Kotlin reflection, see
+     * [theBodyStartedWithoutSpringsBridgeThrowsAndReturnsAsItWouldUnlocked]): advice inside this one runs in
+     * `proceed()`. With another aspect's advice inside, the call must proceed through it, only under the lock, and
+     * never when skipped.
      */
     @Test
     fun anAdviceInsideTheLockRunsOnlyUnderTheLockAndNeverForASkippedCall() {
@@ -429,6 +452,8 @@ internal class RedlockedSuspendIntegrationTests {
                         assertThat(inner.calls.get()).`as`("inner advice calls").isEqualTo(1)
                         assertThat(inner.last.get() - released).`as`("ns from the other client's release to the inner advice")
                             .isPositive()
+                        assertThat(context.getBean(Probe::class.java).bridged.get()).`as`("the body run through Spring's bridge")
+                            .isTrue()
                     }
                 }
                 // The same holds without waiting: the advice inside runs for the calls whose lock was taken, only.
@@ -463,6 +488,9 @@ internal class RedlockedSuspendIntegrationTests {
         val most = AtomicInteger()
 
         val bodyCancellation = AtomicReference<Throwable>()
+
+        /** Whether the last body that looked was started by Spring's bridge (its Kotlin reflection on the stack). */
+        val bridged = AtomicReference<Boolean>()
 
         /** The other client, for a body that checks whether it could take the key. */
         val elsewhere = AtomicReference<Redlock>()
@@ -648,7 +676,7 @@ internal class RedlockedSuspendIntegrationTests {
     @JvmInline
     value class Ticket(val id: String)
 
-    open class Tickets {
+    open class Tickets(private val probe: Probe) {
 
         @Redlocked(key = "tickets", ttl = "10s")
         open suspend fun failNow(): String = throw IOException("before suspending")
@@ -661,6 +689,7 @@ internal class RedlockedSuspendIntegrationTests {
 
         @Redlocked(key = "tickets", ttl = "10s")
         open suspend fun stamp(ticket: Ticket): String {
+            this.probe.bridged.set(startedBySpringsBridge())
             delay(5)
             return RedlockContext.currentLease().map { it.key() }.orElse("none") + ": " + ticket.id
         }
@@ -680,16 +709,43 @@ internal class RedlockedSuspendIntegrationTests {
             return null
         }
 
+        @Redlocked(key = "tickets", ttl = "10s")
+        open suspend fun defaulted(id: String? = "default"): String {
+            this.probe.bridged.set(startedBySpringsBridge())
+            delay(5)
+            return RedlockContext.currentLease().map { it.key() }.orElse("none") + ": " + id
+        }
+
+    }
+
+    interface Stamper {
+
+        suspend fun stamp(id: String): String
+
+    }
+
+    class InterfaceStamper(private val probe: Probe) : Stamper {
+
+        @Redlocked(key = "stamper", ttl = "10s")
+        override suspend fun stamp(id: String): String {
+            this.probe.bridged.set(startedBySpringsBridge())
+            delay(5)
+            return RedlockContext.currentLease().map { it.key() }.orElse("none") + ": " + id
+        }
+
     }
 
     /** Calls that another aspect advises inside `@Redlocked` (see [Inner]). */
-    open class Guarded {
+    open class Guarded(private val probe: Probe) {
 
         @Redlocked(key = "guarded", ttl = "10s", onFailure = OnFailure.SKIP)
         open suspend fun skipped(): String? = "ran"
 
         @Redlocked(key = "guarded", ttl = "10s", waitTime = "20s")
-        open suspend fun waited(): String = "ran"
+        open suspend fun waited(): String {
+            this.probe.bridged.set(startedBySpringsBridge())
+            return "ran"
+        }
 
     }
 
@@ -727,3 +783,7 @@ internal class RedlockedSuspendIntegrationTests {
     }
 
 }
+
+/** Whether the running coroutine was started by Spring's AOP bridge: its Kotlin reflection call is on the stack. */
+private fun startedBySpringsBridge(): Boolean =
+    Thread.currentThread().stackTrace.any { it.className == "org.springframework.core.CoroutinesUtils" || it.className == "kotlin.reflect.full.KCallables" }
