@@ -1,5 +1,6 @@
 package io.github.redlock.aop;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,10 +11,12 @@ import io.github.redlock.test.Poll;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
 
 /**
  * Reads lock keys straight from the nodes (not through the lock under test), and waits for conditions by
- * polling within a bound.
+ * polling within a bound. Keys are written one byte per character (ISO-8859-1), so that a lock's parts, which the
+ * byte 0xFF separates from its key, are named with {@code \u00FF}.
  */
 final class NodeKeys implements AutoCloseable {
 
@@ -25,7 +28,7 @@ final class NodeKeys implements AutoCloseable {
         for (String uri : uris) {
             RedisURI redisUri = RedisURI.create(uri);
             redisUri.setTimeout(Duration.ofSeconds(2));
-            this.connections.add(this.client.connect(redisUri));
+            this.connections.add(this.client.connect(new StringCodec(StandardCharsets.ISO_8859_1), redisUri));
         }
     }
 

@@ -38,7 +38,7 @@ class RedlockedReentrantAsyncIntegrationTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
     @RegisterExtension
-    final RedisClientExtension<Redlock> otherInstance = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).build());
+    final RedisClientExtension<Redlock> otherInstance = RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).nodeTimeout(Duration.ofSeconds(2)).build());
 
     @RegisterExtension
     final RedisClientExtension<NodeKeys> keys = RedisClientExtension.of(redis, NodeKeys::new);

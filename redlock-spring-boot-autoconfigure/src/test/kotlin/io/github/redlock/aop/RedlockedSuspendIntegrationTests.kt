@@ -67,9 +67,16 @@ internal class RedlockedSuspendIntegrationTests {
 
     }
 
+    // A patient node timeout, as the runner's: with the default 50 ms a loaded machine's slow answer ends a release
+    // before its deletes land, and the next call finds the key still taken.
     @JvmField
     @RegisterExtension
-    val other: RedisClientExtension<Redlock> = RedisClientExtension.of(redis) { uris -> Redlock.builder().nodes(uris).build() }
+    val other: RedisClientExtension<Redlock> =
+        RedisClientExtension.of(redis) { uris -> Redlock.builder().nodes(uris).nodeTimeout(Duration.ofSeconds(2)).build() }
+
+    @JvmField
+    @RegisterExtension
+    val keys: RedisClientExtension<NodeKeys> = RedisClientExtension.of(redis) { uris -> NodeKeys(uris) }
 
     private fun runner(): ApplicationContextRunner = ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java, RedlockAutoConfiguration::class.java))
@@ -157,7 +164,7 @@ internal class RedlockedSuspendIntegrationTests {
             runBlocking {
                 withTimeout(30_000) {
                     val waiting = launch(Dispatchers.Default) { jobs.queued() }
-                    delay(300) // it waits for the holder now
+                    awaitWaiting("queue")
                     waiting.cancelAndJoin()
                 }
             }
@@ -445,7 +452,7 @@ internal class RedlockedSuspendIntegrationTests {
                         assertThat(guarded.skipped()).isNull()
                         assertThat(inner.calls.get()).`as`("inner advice calls for a skipped call").isZero()
                         val waiting = async(Dispatchers.Default) { guarded.waited() }
-                        delay(300) // it waits for the holder now
+                        awaitWaiting("guarded")
                         val released = System.nanoTime()
                         holder.release()
                         assertThat(waiting.await()).isEqualTo("ran")
@@ -469,11 +476,17 @@ internal class RedlockedSuspendIntegrationTests {
     /** Whether the other client took the key at once (it lets go of it again). */
     private fun tryTake(key: String): Boolean = take(key, Duration.ZERO)
 
-    /** Whether the other client takes the key within the wait (it lets go of it again). */
+    /** Whether the other client takes the key within the wait (it lets go of it again, and its nodes confirm that). */
     private fun take(key: String, wait: Duration): Boolean {
         val lease: Optional<RedlockLease> = this.other.get().tryAcquire(key, Duration.ofSeconds(5), wait)
-        lease.ifPresent { it.release() }
+        lease.ifPresent { assertThat(it.release()).`as`("the other client's release of '%s' confirmed by a quorum", key).isTrue() }
         return lease.isPresent
+    }
+
+    /** Waits until a call was refused [key] and waits for its release: its record of waiting is on the nodes. */
+    private fun awaitWaiting(key: String) {
+        val record = "redlock:" + key + "\u00FFwaiting"
+        NodeKeys.await({ this.keys.get().holding(record) > 0 }, Duration.ofSeconds(10)) { "no call waited for '$key' within 10 s" }
     }
 
     private fun causes(thrown: Throwable?): List<Throwable> = generateSequence(thrown) { it.cause }.take(10).toList()
