@@ -50,7 +50,9 @@ class RedlockedTransactionIntegrationTests {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedlockAutoConfiguration.class))
                 .withUserConfiguration(AccountsConfiguration.class)
-                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()));
+                // A patient node timeout: a release that gave up on a loaded machine's slow answers would leave the
+                // key on the nodes for the completion callback to see.
+                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.node-timeout=2s");
     }
 
     @Test
@@ -81,7 +83,8 @@ class RedlockedTransactionIntegrationTests {
         runner().withUserConfiguration(EarlyTransactions.class).run((context) -> {
             Accounts accounts = context.getBean(Accounts.class);
             accounts.deposit("a", 10);
-            assertThat(accounts.completions()).containsExactly("committed, lock held on 0 node(s)");
+            // Released before the commit: a release returns once a quorum answered, so one node may not have yet.
+            assertThat(accounts.completions()).singleElement().asString().startsWith("committed, lock not held by a quorum");
         });
         runner().withUserConfiguration(EarlyTransactions.class).withPropertyValues("redlock.aspect-order=99").run((context) -> {
             Accounts accounts = context.getBean(Accounts.class);
@@ -133,7 +136,8 @@ class RedlockedTransactionIntegrationTests {
                 public void afterCompletion(int status) {
                     String outcome = (status == STATUS_COMMITTED) ? "committed" : "rolled back";
                     int holding = Accounts.this.keys.holding("redlock:account:" + id);
-                    record(outcome + ((holding >= 2) ? ", lock held by a quorum" : ", lock held on " + holding + " node(s)"));
+                    record(outcome + ((holding >= 2) ? ", lock held by a quorum"
+                            : ", lock not held by a quorum (held on " + holding + " node(s))"));
                 }
 
             });
