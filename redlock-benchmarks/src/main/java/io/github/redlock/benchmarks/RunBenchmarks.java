@@ -35,11 +35,15 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * {@code --kotlin [threads] [directory]} compares the annotated Kotlin path with the annotated Java one (issue 23:
  * {@code annotatedKotlin} at most 1.10 × {@code annotated}): {@code floor}, {@code annotated}, {@code annotatedKotlin}
  * and {@code kotlinCoroutine} of {@link LockUnlockBenchmark}, uncontended, at 1 thread unless told, in
- * {@value #KOTLIN_ROUNDS} rounds of one fork each, so that the contenders take turns through the run and a change of
- * the machine's load falls on all of them; it prints each round and the means, with the ratios Kotlin/Java and to the
- * floor, and writes the means to {@code kotlin.md} in the directory, if one is given. It samples the time of each
- * operation only (JMH's {@code SampleTime}, half the time of a run in both modes): its ops/s are the threads over the
- * mean time of an operation.
+ * {@value #KOTLIN_ROUNDS} rounds unless told, of one fork of each contender, so that the contenders take turns through
+ * the run and a change of the machine's load falls on all of them. The first round runs the four; each later one runs
+ * the two that issue 23 compares, {@code annotated} and {@code annotatedKotlin}, the Kotlin one first in even rounds
+ * (as {@code --cluster} alternates its sides), so that a drift of the load within a round favours neither. It prints each
+ * round and the means, with the ratios Kotlin/Java and to the floor, then the ratio of each round and their median,
+ * which one fork that ran on a busier or quieter machine than its partner moves least, and writes all of it to
+ * {@code kotlin.md} in the directory, if one is given. It samples the time of each operation only (JMH's
+ * {@code SampleTime}, half the time of a run in both modes): its ops/s are the threads over the mean time of an
+ * operation.
  * <p>
  * {@code --cluster [rounds] [directory] [sides...]} compares cluster nodes with standalone nodes (issue 25, see
  * {@link ClusterComparison}): the p50 at 1 thread and the throughput at 64 threads of {@link ClusterNodesBenchmark},
@@ -54,8 +58,12 @@ public final class RunBenchmarks {
     private static final List<String> ORDER = List.of("floor", "redlock", "fenced", "observed", "read", "write", "annotated",
             "annotatedKotlin", "kotlinCoroutine", "redissonRedlock", "redissonSingle");
 
-    /** The rounds of the Kotlin comparison, one fork of each contender per round. */
-    private static final int KOTLIN_ROUNDS = 3;
+    /**
+     * The rounds of the Kotlin comparison unless told: one fork of each contender per round. Two forks of the same
+     * benchmark differ by up to 10 % on two shared cores (JIT decisions, the load of the moment), as much as the margin
+     * to the limit; six pairs give a median that one such fork does not decide.
+     */
+    private static final int KOTLIN_ROUNDS = 6;
 
     /**
      * The warm-up iterations (2 s each) of each fork of the Kotlin comparison. The Kotlin path runs more code (Reactor,
@@ -88,7 +96,8 @@ public final class RunBenchmarks {
             return;
         }
         if (args.length > 0 && args[0].equals("--kotlin")) {
-            compareKotlin((args.length > 1) ? Integer.parseInt(args[1]) : 1, (args.length > 2) ? Path.of(args[2]) : null);
+            compareKotlin((args.length > 1) ? Integer.parseInt(args[1]) : 1, (args.length > 2) ? Path.of(args[2]) : null,
+                    (args.length > 3) ? Integer.parseInt(args[3]) : KOTLIN_ROUNDS);
             return;
         }
         int[] threads = Arrays.stream(((args.length > 0) ? args[0] : "1,16,64").split(",")).mapToInt(Integer::parseInt).toArray();
@@ -134,32 +143,41 @@ public final class RunBenchmarks {
     }
 
     /**
-     * The Kotlin comparison: the rounds, each a fork of each contender in turn; then the means of the rounds.
+     * The Kotlin comparison: the rounds, each a fork of each contender in turn; then the means of the rounds, and the
+     * median of the rounds' ratios.
      * @param threads the benchmark threads, each with its own key
      * @param directory where to write {@code kotlin.md}, or null
+     * @param roundCount how many rounds, at least 1
      */
-    private static void compareKotlin(int threads, Path directory) throws RunnerException, IOException {
+    private static void compareKotlin(int threads, Path directory, int roundCount) throws RunnerException, IOException {
+        if (roundCount < 1) {
+            throw new IllegalArgumentException("The Kotlin comparison needs at least 1 round, was " + roundCount);
+        }
         List<List<Row>> rounds = new ArrayList<>();
         List<String> compiling = new ArrayList<>();
-        for (int round = 1; round <= KOTLIN_ROUNDS; round++) {
-            ChainedOptionsBuilder options = new OptionsBuilder()
-                    .include(LockUnlockBenchmark.class.getSimpleName() + "\\.(floor|annotated|annotatedKotlin|kotlinCoroutine)$")
-                    .param("contention", "uncontended").threads(threads).forks(1).warmupIterations(KOTLIN_WARMUP_ITERATIONS)
-                    .measurementIterations(5).mode(Mode.SampleTime).addProfiler(GCProfiler.class).addProfiler(CompilerProfiler.class);
-            List<RunResult> results = new ArrayList<>(new Runner(options.build()).run());
+        for (int round = 1; round <= roundCount; round++) {
+            List<RunResult> results = new ArrayList<>();
+            for (String contender : kotlinContenders(round)) {
+                ChainedOptionsBuilder options = new OptionsBuilder()
+                        .include(LockUnlockBenchmark.class.getSimpleName() + "\\." + contender + "$")
+                        .param("contention", "uncontended").threads(threads).forks(1).warmupIterations(KOTLIN_WARMUP_ITERATIONS)
+                        .measurementIterations(5).mode(Mode.SampleTime).addProfiler(GCProfiler.class).addProfiler(CompilerProfiler.class);
+                results.addAll(new Runner(options.build()).run());
+            }
             rounds.add(rows(results));
             compiling.add(compilationWhileMeasured(results));
         }
         List<Row> means = means(rounds);
         StringBuilder report = new StringBuilder();
         for (int round = 0; round < rounds.size(); round++) {
-            report.append(String.format(Locale.ROOT, "Round %d of %d (one fork each, %d × 2 s warm-up, 5 × 2 s measured):%n%s%s%n",
-                    round + 1, rounds.size(), KOTLIN_WARMUP_ITERATIONS, kotlinTable(rounds.get(round)), compiling.get(round)));
+            report.append(String.format(Locale.ROOT, "Round %d of %d (one fork each, in this order: %s; %d × 2 s warm-up, 5 × 2 s measured):%n%s%s%n",
+                    round + 1, rounds.size(), String.join(", ", kotlinContenders(round + 1)), KOTLIN_WARMUP_ITERATIONS,
+                    kotlinTable(rounds.get(round)), compiling.get(round)));
         }
         String when = "Measured " + LocalDate.now() + " on five local Redis nodes, " + Runtime.getRuntime().availableProcessors()
                 + " cores, " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + "; means of "
                 + rounds.size() + " rounds; generated by redlock-benchmarks/run.sh --kotlin";
-        String summary = table(means) + "\n" + kotlinTable(means);
+        String summary = table(means) + "\n" + kotlinTable(means) + "\n" + kotlinRatios(rounds);
         System.out.println();
         System.out.print(report);
         System.out.println("Means of the " + rounds.size() + " rounds:");
@@ -169,6 +187,53 @@ public final class RunBenchmarks {
             Files.writeString(directory.resolve("kotlin.md"), "<!-- " + when + " -->\n" + summary + "\n" + report);
             System.out.println("Wrote " + directory.resolve("kotlin.md"));
         }
+    }
+
+    /**
+     * The contenders of a round of the Kotlin comparison, in the order they run: the first round has the floor and the
+     * coroutine caller besides the two compared; the Kotlin path goes first in even rounds.
+     */
+    static List<String> kotlinContenders(int round) {
+        if (round == 1) {
+            return List.of("floor", "annotated", "annotatedKotlin", "kotlinCoroutine");
+        }
+        return (round % 2 == 0) ? List.of("annotatedKotlin", "annotated") : List.of("annotated", "annotatedKotlin");
+    }
+
+    /**
+     * Each round's {@code annotatedKotlin} over {@code annotated}, p50 and ops/s, and their medians: the figure that
+     * issue 23 limits to 1.10.
+     */
+    private static String kotlinRatios(List<List<Row>> rounds) {
+        List<double[]> ratios = new ArrayList<>();
+        for (List<Row> round : rounds) {
+            Row java = find(round, "annotated");
+            Row kotlin = find(round, "annotatedKotlin");
+            if (java != null && kotlin != null) {
+                ratios.add(new double[] { kotlin.p50 / java.p50, java.opsPerSecond / kotlin.opsPerSecond });
+            }
+        }
+        return kotlinRatioLine(ratios);
+    }
+
+    /** The line of the rounds' ratios ({p50, ops} per round) and their medians. */
+    static String kotlinRatioLine(List<double[]> ratios) {
+        if (ratios.isEmpty()) {
+            return "annotatedKotlin over annotated: no round measured both" + System.lineSeparator();
+        }
+        StringBuilder line = new StringBuilder("annotatedKotlin over annotated, by round (p50; ops): ");
+        for (double[] ratio : ratios) {
+            line.append(String.format(Locale.ROOT, "%.2f; %.2f | ", ratio[0], ratio[1]));
+        }
+        line.setLength(line.length() - 3);
+        double p50 = ClusterComparison.median(ratios.stream().mapToDouble((ratio) -> ratio[0]).toArray());
+        double ops = ClusterComparison.median(ratios.stream().mapToDouble((ratio) -> ratio[1]).toArray());
+        return line.append(String.format(Locale.ROOT, "%nmedian of %d round(s): p50 %.2f, ops %.2f (limit of issue 23: 1.10)%n",
+                ratios.size(), p50, ops)).toString();
+    }
+
+    private static Row find(List<Row> rows, String method) {
+        return rows.stream().filter((row) -> row.method.equals(method)).findFirst().orElse(null);
     }
 
     /** The rows of several runs of the same contenders, each figure the mean of the runs'. */
