@@ -57,6 +57,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * other from one coroutine, as a coroutine application does, so {@code runBlocking} is paid once per 100 calls:
  * the cost of the suspend path itself. Each call of either waits for the lock, the empty body and the release
  * as the Java one does; the thread (or the coroutine) has its own key, or one of the 8 shared ones.
+ * {@code annotatedPair} makes a call of {@code annotated} and one of {@code annotatedKotlin} per invocation, timed
+ * one by one ({@link InterleavedCalls}): the two compared in the same seconds of the same fork.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode({ Mode.Throughput, Mode.SampleTime })
@@ -201,6 +203,21 @@ public class LockUnlockBenchmark {
     @Benchmark
     public void annotatedKotlin(Keys keys) {
         SuspendCalls.callBlocking(this.suspending, keys.next());
+    }
+
+    /**
+     * A call of {@code annotated} and one of {@code annotatedKotlin} per invocation, each timed on its own by
+     * {@link InterleavedCalls}, in alternating order: the comparison of the two in the same seconds of the same fork.
+     * JMH's own score is the pair's; the paths' figures are {@link InterleavedCalls}'.
+     * @param keys the thread's key
+     * @param calls the timing of each call
+     */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public void annotatedPair(Keys keys, InterleavedCalls calls) {
+        String key = keys.next();
+        calls.run(() -> this.annotated.locked(key), calls.second.equals("annotated") ? () -> this.annotated.locked(key)
+                : () -> SuspendCalls.callBlocking(this.suspending, key));
     }
 
     @Benchmark

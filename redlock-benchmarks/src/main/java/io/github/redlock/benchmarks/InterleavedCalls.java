@@ -1,0 +1,188 @@
+package io.github.redlock.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * The two calls of {@link LockUnlockBenchmark#annotatedPair}, timed one by one: each invocation makes a call of the
+ * Java path ({@code annotated}) and one of the {@linkplain #second second path} ({@code annotatedKotlin}, or
+ * {@code annotated} again for the control that shows the harness favours neither place), the second first in every
+ * other invocation. Both paths run in the same fork, in the same seconds, on the same nodes and the same JIT-compiled
+ * client, so that the load of the moment, which moves one fork against another by up to 10 % on two shared cores,
+ * falls on both alike. Only the measurement iterations are recorded, at most {@value #CAPACITY} calls of each (the
+ * arrays are allocated once, at the start of the trial); at the end of the trial the p50 and mean of each path go to a
+ * file in the directory named by the system property {@value #OUTPUT_PROPERTY} (one file per forked JVM and thread,
+ * see {@link Result}), or to the standard output without it.
+ */
+@State(Scope.Thread)
+public class InterleavedCalls {
+
+    /** The system property that names the directory of the results. */
+    static final String OUTPUT_PROPERTY = "redlock.interleaved.dir";
+
+    /** The calls of each path recorded at most, per thread: far more than 5 × 2 s of measurement makes. */
+    static final int CAPACITY = 1 << 20;
+
+    /** The benchmark the Java path is compared with: {@code annotatedKotlin}, or {@code annotated} for the control. */
+    @Param({ "annotatedKotlin" })
+    public String second;
+
+    private final long[] javaNanos = new long[CAPACITY];
+
+    private final long[] secondNanos = new long[CAPACITY];
+
+    private int recorded;
+
+    private boolean measuring;
+
+    private boolean secondFirst;
+
+    /**
+     * Records the calls of the measurement iterations only.
+     * @param iteration the iteration about to run
+     */
+    @Setup(Level.Iteration)
+    public void iteration(IterationParams iteration) {
+        this.measuring = iteration.getType() == IterationType.MEASUREMENT;
+    }
+
+    /** Whether the second path is the Kotlin one; checked once, before the trial. */
+    @Setup(Level.Trial)
+    public void check() {
+        if (!List.of("annotatedKotlin", "annotated").contains(this.second)) {
+            throw new IllegalArgumentException("second must be annotatedKotlin or annotated (the control), was " + this.second);
+        }
+    }
+
+    /**
+     * Makes one call of each path, in alternating order, each timed on its own.
+     * @param java the Java call
+     * @param second the call of the second path
+     */
+    void run(Runnable java, Runnable second) {
+        long javaTime;
+        long secondTime;
+        if (this.secondFirst) {
+            secondTime = timed(second);
+            javaTime = timed(java);
+        }
+        else {
+            javaTime = timed(java);
+            secondTime = timed(second);
+        }
+        this.secondFirst = !this.secondFirst;
+        if (this.measuring && this.recorded < CAPACITY) {
+            this.javaNanos[this.recorded] = javaTime;
+            this.secondNanos[this.recorded] = secondTime;
+            this.recorded++;
+        }
+    }
+
+    private static long timed(Runnable call) {
+        long start = System.nanoTime();
+        call.run();
+        return System.nanoTime() - start;
+    }
+
+    /** What the measurement iterations recorded so far. */
+    Result result() {
+        return Result.of(this.second, Arrays.copyOf(this.javaNanos, this.recorded), Arrays.copyOf(this.secondNanos, this.recorded));
+    }
+
+    /** Writes what the trial measured (see the class). */
+    @TearDown(Level.Trial)
+    public void report() {
+        Result result = result();
+        String directory = System.getProperty(OUTPUT_PROPERTY);
+        if (directory == null) {
+            System.out.println(result.format());
+            return;
+        }
+        try {
+            Path file = Path.of(directory, "interleaved-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().getId() + ".txt");
+            Files.writeString(file, result.format());
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * What one fork's thread measured: the calls of each path and the p50 and mean of each, in microseconds.
+     * @param second the second path's benchmark name
+     * @param calls the calls of each path measured
+     * @param javaP50 the Java path's median
+     * @param secondP50 the second path's median
+     * @param javaMean the Java path's mean
+     * @param secondMean the second path's mean
+     */
+    record Result(String second, int calls, double javaP50, double secondP50, double javaMean, double secondMean) {
+
+        /** The measurements of the two paths, one call of each per invocation, in nanoseconds. */
+        static Result of(String second, long[] javaNanos, long[] secondNanos) {
+            if (javaNanos.length == 0 || javaNanos.length != secondNanos.length) {
+                throw new IllegalArgumentException("No calls, or not as many of each path: " + javaNanos.length + " and "
+                        + secondNanos.length + " (was a measurement iteration run?)");
+            }
+            return new Result(second, javaNanos.length, p50(javaNanos) / 1000, p50(secondNanos) / 1000,
+                    Arrays.stream(javaNanos).average().orElseThrow() / 1000, Arrays.stream(secondNanos).average().orElseThrow() / 1000);
+        }
+
+        private static double p50(long[] nanos) {
+            long[] sorted = nanos.clone();
+            Arrays.sort(sorted);
+            int middle = sorted.length / 2;
+            return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
+        }
+
+        /** The second path's p50 over the Java path's. */
+        double p50Ratio() {
+            return this.secondP50 / this.javaP50;
+        }
+
+        /** The second path's mean over the Java path's. */
+        double meanRatio() {
+            return this.secondMean / this.javaMean;
+        }
+
+        /** One line, which {@link #parse} reads back. */
+        String format() {
+            return String.format(Locale.ROOT, "interleaved second=%s calls=%d javaP50=%.3f secondP50=%.3f javaMean=%.3f secondMean=%.3f%n",
+                    this.second, this.calls, this.javaP50, this.secondP50, this.javaMean, this.secondMean);
+        }
+
+        /** Reads a line of {@link #format}. */
+        static Result parse(String line) {
+            String[] fields = line.trim().split(" ");
+            if (fields.length != 7 || !fields[0].equals("interleaved")) {
+                throw new IllegalArgumentException("Not a line of interleaved calls: '" + line.trim() + "'");
+            }
+            return new Result(value(fields[1], "second"), Integer.parseInt(value(fields[2], "calls")),
+                    Double.parseDouble(value(fields[3], "javaP50")), Double.parseDouble(value(fields[4], "secondP50")),
+                    Double.parseDouble(value(fields[5], "javaMean")), Double.parseDouble(value(fields[6], "secondMean")));
+        }
+
+        private static String value(String field, String name) {
+            if (!field.startsWith(name + "=")) {
+                throw new IllegalArgumentException("Expected " + name + "=…, found '" + field + "'");
+            }
+            return field.substring(name.length() + 1);
+        }
+
+    }
+
+}
