@@ -5,12 +5,12 @@
 # that docs/performance.md shows.
 # Usage: redlock-benchmarks/run.sh [thread counts, default 1,16,64]   (about 30 minutes for the default set, with
 # the hot-key handoff at 8 and 32 threads, which also writes docs/benchmarks/handoff.md and handoff.svg)
-#        redlock-benchmarks/run.sh --kotlin [threads, default 1] [rounds, default 6]   (about 15 minutes: the @Redlocked
+#        redlock-benchmarks/run.sh --kotlin [threads, default 1] [rounds, default 6]   (about 17 minutes: the @Redlocked
 # suspend fun against the Java method, one fork of each per round, in alternating order, and the median of the rounds'
 # ratios, then the interleaved comparison below; writes docs/benchmarks/kotlin.md)
-#        redlock-benchmarks/run.sh --interleaved [threads, default 1] [forks, default 3]   (about 4 minutes: both paths in
-# one benchmark, annotatedPair, a call of each per invocation in alternating order, each fork's ratio and their median,
-# then a control fork that times the Java path against itself; prints only)
+#        redlock-benchmarks/run.sh --interleaved [threads, default 1] [forks, default 3]   (about 6 minutes: both paths in
+# one benchmark, annotatedPair, a call of each per invocation in alternating order, each fork after a control fork that
+# times the Java path against itself; each fork's ratio and their median; prints only)
 #        redlock-benchmarks/run.sh --costs [operations, default 5000] [seconds, default 10]   (about 2 minutes: what each
 # lock operation costs the Redis nodes, in commands, CPU and bytes, and the locks per second a node's core carries;
 # writes docs/benchmarks/command-costs.md, which docs/scaling.md draws on)

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -22,11 +23,11 @@ import org.openjdk.jmh.runner.IterationType;
  * Java path ({@code annotated}) and one of the {@linkplain #second second path} ({@code annotatedKotlin}, or
  * {@code annotated} again for the control that shows the harness favours neither place), the second first in every
  * other invocation. Both paths run in the same fork, in the same seconds, on the same nodes and the same JIT-compiled
- * client, so that the load of the moment, which moves one fork against another by up to 10 % on two shared cores,
+ * client, so that the load of the moment, which moves one fork against another by 10 % and more on two shared cores,
  * falls on both alike. Only the measurement iterations are recorded, at most {@value #CAPACITY} calls of each (the
- * arrays are allocated once, at the start of the trial); at the end of the trial the p50 and mean of each path go to a
- * file in the directory named by the system property {@value #OUTPUT_PROPERTY} (one file per forked JVM and thread,
- * see {@link Result}), or to the standard output without it.
+ * arrays are allocated once, with the state); at the end of the trial the p50 and mean of each path go to a file in
+ * the directory named by the system property {@value #OUTPUT_PROPERTY} (one file per forked JVM and thread, see
+ * {@link Result}), or to the standard output without it.
  */
 @State(Scope.Thread)
 public class InterleavedCalls {
@@ -34,22 +35,46 @@ public class InterleavedCalls {
     /** The system property that names the directory of the results. */
     static final String OUTPUT_PROPERTY = "redlock.interleaved.dir";
 
-    /** The calls of each path recorded at most, per thread: far more than 5 × 2 s of measurement makes. */
-    static final int CAPACITY = 1 << 20;
+    /** The calls of each path recorded at most, per thread: twice what 5 × 2 s of measurement make at 150 µs a call. */
+    static final int CAPACITY = 1 << 16;
 
     /** The benchmark the Java path is compared with: {@code annotatedKotlin}, or {@code annotated} for the control. */
     @Param({ "annotatedKotlin" })
     public String second;
 
+    /**
+     * 0 for a call of each path per invocation, in turn; n &gt; 0 for one call per invocation, n of one path, then n
+     * of the other: the check that no call is timed with work that a call of the other path left running (its last
+     * nodes' replies), which then falls on the block's first call only.
+     */
+    @Param({ "0" })
+    public int block;
+
     private final long[] javaNanos = new long[CAPACITY];
 
     private final long[] secondNanos = new long[CAPACITY];
 
-    private int recorded;
+    /** The clock of the calls' times: {@link System#nanoTime()}, or a test's. */
+    private final LongSupplier clock;
+
+    private int javaRecorded;
+
+    private int secondRecorded;
 
     private boolean measuring;
 
     private boolean secondFirst;
+
+    private long invocations;
+
+    /** The state JMH makes: timed by {@link System#nanoTime()}. */
+    public InterleavedCalls() {
+        this(System::nanoTime);
+    }
+
+    InterleavedCalls(LongSupplier clock) {
+        this.clock = clock;
+    }
 
     /**
      * Records the calls of the measurement iterations only.
@@ -60,20 +85,35 @@ public class InterleavedCalls {
         this.measuring = iteration.getType() == IterationType.MEASUREMENT;
     }
 
-    /** Whether the second path is the Kotlin one; checked once, before the trial. */
+    /**
+     * Refuses a second path other than {@code annotatedKotlin} and {@code annotated}, and a negative block; checked
+     * once, before the trial.
+     */
     @Setup(Level.Trial)
     public void check() {
         if (!List.of("annotatedKotlin", "annotated").contains(this.second)) {
             throw new IllegalArgumentException("second must be annotatedKotlin or annotated (the control), was " + this.second);
         }
+        if (this.block < 0) {
+            throw new IllegalArgumentException("block must be 0 (pairs) or the calls of one path in a row, was " + this.block);
+        }
     }
 
     /**
-     * Makes one call of each path, in alternating order, each timed on its own.
+     * Makes one call of each path, in alternating order, each timed on its own; or, in blocks, the call of the path
+     * whose block it is.
      * @param java the Java call
      * @param second the call of the second path
      */
     void run(Runnable java, Runnable second) {
+        if (this.block > 0) {
+            boolean secondsTurn = (this.invocations++ / this.block) % 2 == 1;
+            long time = timed(secondsTurn ? second : java);
+            if (this.measuring) {
+                record(secondsTurn, time);
+            }
+            return;
+        }
         long javaTime;
         long secondTime;
         if (this.secondFirst) {
@@ -85,22 +125,31 @@ public class InterleavedCalls {
             secondTime = timed(second);
         }
         this.secondFirst = !this.secondFirst;
-        if (this.measuring && this.recorded < CAPACITY) {
-            this.javaNanos[this.recorded] = javaTime;
-            this.secondNanos[this.recorded] = secondTime;
-            this.recorded++;
+        if (this.measuring) {
+            record(false, javaTime);
+            record(true, secondTime);
         }
     }
 
-    private static long timed(Runnable call) {
-        long start = System.nanoTime();
+    private void record(boolean second, long nanos) {
+        if (second && this.secondRecorded < CAPACITY) {
+            this.secondNanos[this.secondRecorded++] = nanos;
+        }
+        else if (!second && this.javaRecorded < CAPACITY) {
+            this.javaNanos[this.javaRecorded++] = nanos;
+        }
+    }
+
+    private long timed(Runnable call) {
+        long start = this.clock.getAsLong();
         call.run();
-        return System.nanoTime() - start;
+        return this.clock.getAsLong() - start;
     }
 
     /** What the measurement iterations recorded so far. */
     Result result() {
-        return Result.of(this.second, Arrays.copyOf(this.javaNanos, this.recorded), Arrays.copyOf(this.secondNanos, this.recorded));
+        return Result.of(this.second, Arrays.copyOf(this.javaNanos, this.javaRecorded),
+                Arrays.copyOf(this.secondNanos, this.secondRecorded));
     }
 
     /** Writes what the trial measured (see the class). */
@@ -124,7 +173,7 @@ public class InterleavedCalls {
     /**
      * What one fork's thread measured: the calls of each path and the p50 and mean of each, in microseconds.
      * @param second the second path's benchmark name
-     * @param calls the calls of each path measured
+     * @param calls the calls of each path measured (of the one measured fewer times, in blocks)
      * @param javaP50 the Java path's median
      * @param secondP50 the second path's median
      * @param javaMean the Java path's mean
@@ -132,13 +181,13 @@ public class InterleavedCalls {
      */
     record Result(String second, int calls, double javaP50, double secondP50, double javaMean, double secondMean) {
 
-        /** The measurements of the two paths, one call of each per invocation, in nanoseconds. */
+        /** The measurements of the two paths, in nanoseconds. */
         static Result of(String second, long[] javaNanos, long[] secondNanos) {
-            if (javaNanos.length == 0 || javaNanos.length != secondNanos.length) {
-                throw new IllegalArgumentException("No calls, or not as many of each path: " + javaNanos.length + " and "
-                        + secondNanos.length + " (was a measurement iteration run?)");
+            if (javaNanos.length == 0 || secondNanos.length == 0) {
+                throw new IllegalArgumentException("No calls of a path: " + javaNanos.length + " of the Java one, "
+                        + secondNanos.length + " of the second (was a measurement iteration run?)");
             }
-            return new Result(second, javaNanos.length, p50(javaNanos) / 1000, p50(secondNanos) / 1000,
+            return new Result(second, Math.min(javaNanos.length, secondNanos.length), p50(javaNanos) / 1000, p50(secondNanos) / 1000,
                     Arrays.stream(javaNanos).average().orElseThrow() / 1000, Arrays.stream(secondNanos).average().orElseThrow() / 1000);
         }
 

@@ -208,7 +208,8 @@ public class LockUnlockBenchmark {
     /**
      * A call of {@code annotated} and one of {@code annotatedKotlin} per invocation, each timed on its own by
      * {@link InterleavedCalls}, in alternating order: the comparison of the two in the same seconds of the same fork.
-     * JMH's own score is the pair's; the paths' figures are {@link InterleavedCalls}'.
+     * JMH's own score counts the two calls of an invocation (one call with {@code -p block=n}); the paths' figures are
+     * {@link InterleavedCalls}'.
      * @param keys the thread's key
      * @param calls the timing of each call
      */

@@ -1,10 +1,8 @@
 package io.github.redlock.benchmarks;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,9 +48,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * <p>
  * {@code --interleaved [threads] [forks]} runs the interleaved comparison alone and prints it: {@code annotatedPair}
  * in {@value #INTERLEAVED_FORKS} forks unless told, each of which times both paths in the same seconds
- * ({@link InterleavedCalls}), so that the load of the moment, which moves one fork against another as much as the
- * margin to the limit, falls on both; each fork's ratio, their median, and a control fork that times the Java path
- * against itself in the same places (its ratio is the harness's own bias).
+ * ({@link InterleavedCalls}), so that the load of the moment, which moves one fork against another by more than the
+ * margin to the limit, falls on both; before each, a control fork that times the Java path against itself in the
+ * same places (its ratio is the harness's own bias). It prints each fork's ratio and their median, the controls', and
+ * each fork's Kotlin p50 over the Java p50 of the control before it.
  * <p>
  * {@code --cluster [rounds] [directory] [sides...]} compares cluster nodes with standalone nodes (issue 25, see
  * {@link ClusterComparison}): the p50 at 1 thread and the throughput at 64 threads of {@link ClusterNodesBenchmark},
@@ -69,8 +68,8 @@ public final class RunBenchmarks {
 
     /**
      * The rounds of the Kotlin comparison unless told: one fork of each contender per round. Two forks of the same
-     * benchmark differ by up to 10 % on two shared cores (JIT decisions, the load of the moment), as much as the margin
-     * to the limit; six pairs give a median that one such fork does not decide.
+     * benchmark differ by 10 % and more on two shared cores (JIT decisions, the load of the moment), more than the
+     * margin to the limit: the rounds give the absolute figures, and the interleaved forks the ratio.
      */
     private static final int KOTLIN_ROUNDS = 6;
 
@@ -84,8 +83,9 @@ public final class RunBenchmarks {
     private static final int KOTLIN_WARMUP_ITERATIONS = 15;
 
     /**
-     * The forks of the interleaved comparison ({@link InterleavedCalls}) unless told. Within a fork, the two paths
-     * share the load of every second; three forks show whether the JIT decisions of one fork moved its ratio.
+     * The forks of the interleaved comparison ({@link InterleavedCalls}) unless told, each after a control fork. Within
+     * a fork, the two paths share the load of every second; three forks show whether the JIT decisions of one fork
+     * moved its ratio.
      */
     private static final int INTERLEAVED_FORKS = 3;
 
@@ -213,37 +213,36 @@ public final class RunBenchmarks {
     }
 
     /**
-     * The interleaved comparison ({@link InterleavedCalls}): {@code annotatedPair} in {@code forks} forks, each timing
-     * the Java and the Kotlin call of every invocation on its own, then one fork of the control, which times the Java
-     * path against itself in the same places. Uncontended, at the given threads, warmed up as the rounds are.
-     * @return the table of the forks, their median and the control
+     * The interleaved comparison ({@link InterleavedCalls}): {@code annotatedPair} in {@code forks} forks against the
+     * Kotlin path, each after a fork of the control, which times the Java path against itself in the same places;
+     * uncontended, warmed up as the rounds are. The controls, one before each Kotlin fork, give the harness's own bias
+     * and the Java path's time in a JVM that never ran the Kotlin one.
+     * @param threads the benchmark threads, each with its own key
+     * @param forks the forks against the Kotlin path, at least 1
+     * @return the table of the forks, their medians and the controls
      */
     private static String interleaved(int threads, int forks) throws RunnerException, IOException {
         if (forks < 1) {
             throw new IllegalArgumentException("The interleaved comparison needs at least 1 fork, was " + forks);
         }
-        List<InterleavedCalls.Result> kotlin = runInterleaved("annotatedKotlin", threads, forks);
-        List<InterleavedCalls.Result> control = runInterleaved("annotated", threads, 1);
-        return interleavedTable(kotlin, control);
+        List<InterleavedCalls.Result> kotlin = new ArrayList<>();
+        List<InterleavedCalls.Result> control = new ArrayList<>();
+        for (int fork = 0; fork < forks; fork++) {
+            control.addAll(runInterleaved("annotated", threads));
+            kotlin.addAll(runInterleaved("annotatedKotlin", threads));
+        }
+        return interleavedTable(kotlin, control, threads);
     }
 
-    /** Runs {@code annotatedPair} against the given second path and reads what each fork's threads wrote, in order. */
-    private static List<InterleavedCalls.Result> runInterleaved(String second, int threads, int forks) throws RunnerException, IOException {
+    /** Runs one fork of {@code annotatedPair} against the given second path, and reads what each of its threads wrote. */
+    private static List<InterleavedCalls.Result> runInterleaved(String second, int threads) throws RunnerException, IOException {
         Path directory = Files.createTempDirectory("redlock-interleaved");
         try {
             new Runner(new OptionsBuilder().include(LockUnlockBenchmark.class.getSimpleName() + "\\.annotatedPair$")
-                    .param("contention", "uncontended").param("second", second).threads(threads).forks(forks)
+                    .param("contention", "uncontended").param("second", second).threads(threads).forks(1)
                     .warmupIterations(KOTLIN_WARMUP_ITERATIONS).measurementIterations(5).mode(Mode.Throughput)
-                    .jvmArgsAppend("-D" + InterleavedCalls.OUTPUT_PROPERTY + "=" + directory).build()).run();
-            List<Path> files;
-            try (Stream<Path> listed = Files.list(directory)) {
-                files = listed.sorted(Comparator.comparing(RunBenchmarks::modified)).toList();
-            }
-            List<InterleavedCalls.Result> results = new ArrayList<>();
-            for (Path file : files) {
-                results.add(InterleavedCalls.Result.parse(Files.readString(file)));
-            }
-            return results;
+                    .jvmArgsAppend("-D" + InterleavedCalls.OUTPUT_PROPERTY + "=" + directory).shouldFailOnError(true).build()).run();
+            return readInterleaved(directory, threads);
         }
         finally {
             try (Stream<Path> listed = Files.list(directory)) {
@@ -255,38 +254,69 @@ public final class RunBenchmarks {
         }
     }
 
-    private static FileTime modified(Path file) {
-        try {
-            return Files.getLastModifiedTime(file);
+    /**
+     * The results that a fork's threads wrote to the directory, by file name.
+     * @param directory the directory of {@link InterleavedCalls#OUTPUT_PROPERTY}
+     * @param threads the fork's threads, each of which writes one file
+     * @return one result per thread
+     * @throws IllegalStateException when not every thread wrote its file
+     */
+    static List<InterleavedCalls.Result> readInterleaved(Path directory, int threads) throws IOException {
+        List<Path> files;
+        try (Stream<Path> listed = Files.list(directory)) {
+            files = listed.filter((file) -> file.getFileName().toString().startsWith("interleaved-")).sorted().toList();
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
+        if (files.size() != threads) {
+            throw new IllegalStateException("The fork of annotatedPair left " + files.size() + " result file(s) in " + directory
+                    + ", one per thread was expected (" + threads + "): a thread failed, or its trial did not end");
         }
+        List<InterleavedCalls.Result> results = new ArrayList<>();
+        for (Path file : files) {
+            results.add(InterleavedCalls.Result.parse(Files.readString(file)));
+        }
+        return results;
     }
 
-    /** The interleaved forks, each a row, the median of their p50 ratios, and the control's ratios. */
-    static String interleavedTable(List<InterleavedCalls.Result> kotlin, List<InterleavedCalls.Result> control) {
-        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| %-22s | %7s | %11s | %13s | %15s | %16s |%n"
-                + "|------------------------|--------:|------------:|--------------:|----------------:|-----------------:|%n",
+    /**
+     * The interleaved forks and their controls, each a row, a control before the fork it ran before; then the median of
+     * the forks' ratios, the controls' median, and the Kotlin p50 of each fork over the Java p50 of the control before
+     * it (what the ratio is if the Kotlin calls slowed the Java calls they shared a fork with).
+     * @param kotlin each fork's (and thread's) result against the Kotlin path
+     * @param control the control forks' results, as many, in the same order
+     * @param threads the threads of each fork
+     * @return the table and the summary lines
+     */
+    static String interleavedTable(List<InterleavedCalls.Result> kotlin, List<InterleavedCalls.Result> control, int threads) {
+        if (kotlin.isEmpty() || kotlin.size() != control.size()) {
+            throw new IllegalArgumentException("Every interleaved fork needs its control: " + kotlin.size() + " fork result(s), "
+                    + control.size() + " control(s)");
+        }
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| %-26s | %7s | %11s | %13s | %15s | %16s |%n"
+                + "|----------------------------|--------:|------------:|--------------:|----------------:|-----------------:|%n",
                 "annotatedPair", "calls", "Java p50 µs", "Kotlin p50 µs", "Kotlin/Java p50", "Kotlin/Java mean"));
-        for (int fork = 0; fork < kotlin.size(); fork++) {
-            table.append(interleavedRow("fork " + (fork + 1), kotlin.get(fork)));
-        }
-        for (InterleavedCalls.Result same : control) {
-            table.append(interleavedRow("control: Java and Java", same));
-        }
-        if (kotlin.isEmpty()) {
-            return table.append("no fork measured the Kotlin path").append(System.lineSeparator()).toString();
+        double[] acrossForks = new double[kotlin.size()];
+        for (int i = 0; i < kotlin.size(); i++) {
+            String place = (threads == 1) ? String.valueOf(i / threads + 1) : (i / threads + 1) + ", thread " + (i % threads + 1);
+            table.append(interleavedRow("control " + place + ": Java, Java", control.get(i)));
+            table.append(interleavedRow("fork " + place, kotlin.get(i)));
+            acrossForks[i] = kotlin.get(i).secondP50() / control.get(i).javaP50();
         }
         double p50 = ClusterComparison.median(kotlin.stream().mapToDouble(InterleavedCalls.Result::p50Ratio).toArray());
         double mean = ClusterComparison.median(kotlin.stream().mapToDouble(InterleavedCalls.Result::meanRatio).toArray());
+        double controls = ClusterComparison.median(control.stream().mapToDouble(InterleavedCalls.Result::p50Ratio).toArray());
+        StringBuilder across = new StringBuilder();
+        for (double ratio : acrossForks) {
+            across.append(String.format(Locale.ROOT, "%.3f, ", ratio));
+        }
+        across.setLength(across.length() - 2);
         return table.append(String.format(Locale.ROOT, "median of %d interleaved fork(s): Kotlin/Java p50 %.2f, mean %.2f "
-                + "(limit of issue 23: 1.10); the control's row is the harness's own bias, 1.00 when it favours neither place%n",
-                kotlin.size(), p50, mean)).toString();
+                + "(limit of issue 23: 1.10); of the controls (the harness's own bias, 1.00 when it favours neither place): "
+                + "p50 %.2f%nKotlin p50 of each fork over the Java p50 of the control before it: %s (median %.2f)%n",
+                kotlin.size(), p50, mean, controls, across, ClusterComparison.median(acrossForks))).toString();
     }
 
     private static String interleavedRow(String name, InterleavedCalls.Result result) {
-        return String.format(Locale.ROOT, "| %-22s | %7d | %11.1f | %13.1f | %15.3f | %16.3f |%n", name, result.calls(),
+        return String.format(Locale.ROOT, "| %-26s | %7d | %11.1f | %13.1f | %15.3f | %16.3f |%n", name, result.calls(),
                 result.javaP50(), result.secondP50(), result.p50Ratio(), result.meanRatio());
     }
 
@@ -452,7 +482,8 @@ public final class RunBenchmarks {
     }
 
     private static Collection<RunResult> run(String benchmark, int threads) throws RunnerException {
-        ChainedOptionsBuilder options = new OptionsBuilder().include(benchmark + "\\.").threads(threads)
+        // annotatedPair times the two annotated paths against each other: the Kotlin comparison's, not a contender.
+        ChainedOptionsBuilder options = new OptionsBuilder().include(benchmark + "\\.").exclude("\\.annotatedPair$").threads(threads)
                 .mode(Mode.Throughput).mode(Mode.SampleTime).addProfiler(GCProfiler.class);
         return new Runner(options.build()).run();
     }
