@@ -63,8 +63,7 @@ public class InterleavedCalls {
 
     private boolean measuring;
 
-    private boolean secondFirst;
-
+    /** The invocations so far: which path goes first in a pair, or whose block it is. */
     private long invocations;
 
     /** The state JMH makes: timed by {@link System#nanoTime()}. */
@@ -106,8 +105,9 @@ public class InterleavedCalls {
      * @param second the call of the second path
      */
     void run(Runnable java, Runnable second) {
+        long invocation = this.invocations++;
         if (this.block > 0) {
-            boolean secondsTurn = (this.invocations++ / this.block) % 2 == 1;
+            boolean secondsTurn = (invocation / this.block) % 2 == 1;
             long time = timed(secondsTurn ? second : java);
             if (this.measuring) {
                 record(secondsTurn, time);
@@ -116,7 +116,7 @@ public class InterleavedCalls {
         }
         long javaTime;
         long secondTime;
-        if (this.secondFirst) {
+        if (invocation % 2 == 1) {
             secondTime = timed(second);
             javaTime = timed(java);
         }
@@ -124,7 +124,6 @@ public class InterleavedCalls {
             javaTime = timed(java);
             secondTime = timed(second);
         }
-        this.secondFirst = !this.secondFirst;
         if (this.measuring) {
             record(false, javaTime);
             record(true, secondTime);
@@ -187,15 +186,13 @@ public class InterleavedCalls {
                 throw new IllegalArgumentException("No calls of a path: " + javaNanos.length + " of the Java one, "
                         + secondNanos.length + " of the second (was a measurement iteration run?)");
             }
-            return new Result(second, Math.min(javaNanos.length, secondNanos.length), p50(javaNanos) / 1000, p50(secondNanos) / 1000,
+            return new Result(second, Math.min(javaNanos.length, secondNanos.length), p50(javaNanos), p50(secondNanos),
                     Arrays.stream(javaNanos).average().orElseThrow() / 1000, Arrays.stream(secondNanos).average().orElseThrow() / 1000);
         }
 
+        /** The median in microseconds. */
         private static double p50(long[] nanos) {
-            long[] sorted = nanos.clone();
-            Arrays.sort(sorted);
-            int middle = sorted.length / 2;
-            return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
+            return ClusterComparison.median(Arrays.stream(nanos).asDoubleStream().toArray()) / 1000;
         }
 
         /** The second path's p50 over the Java path's. */
