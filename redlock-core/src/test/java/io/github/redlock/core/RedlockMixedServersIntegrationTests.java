@@ -1,7 +1,5 @@
 package io.github.redlock.core;
 
-import java.io.File;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,8 +28,8 @@ class RedlockMixedServersIntegrationTests {
 
     @BeforeAll
     static void startBothServers() {
-        Optional<Path> redis = onPath("redis-server");
-        Optional<Path> valkey = onPath("valkey-server");
+        Optional<Path> redis = TestSupport.onPath("redis-server");
+        Optional<Path> valkey = TestSupport.onPath("valkey-server");
         assumeTrue(redis.isPresent() && valkey.isPresent(), "needs redis-server and valkey-server on the PATH (.ci/run installs both)");
         for (int i = 0; i < 3; i++) {
             nodes.add(RedisNode.start(valkey.get()));
@@ -112,20 +110,6 @@ class RedlockMixedServersIntegrationTests {
 
     private static List<String> uris() {
         return nodes.stream().map(RedisNode::uri).toList();
-    }
-
-    private static Optional<Path> onPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String directory : path.split(File.pathSeparator)) {
-            Path candidate = Path.of(directory, name);
-            if (!directory.isEmpty() && Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 
 }

@@ -1,8 +1,12 @@
 package io.github.redlock.core;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -68,6 +72,21 @@ final class TestSupport {
         synchronized (granted) {
             return List.copyOf(granted);
         }
+    }
+
+    /** The first executable named {@code name} on the {@code PATH}, if any. */
+    static Optional<Path> onPath(String name) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String directory : path.split(File.pathSeparator)) {
+            Path candidate = Path.of(directory, name);
+            if (!directory.isEmpty() && Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
     }
 
 }

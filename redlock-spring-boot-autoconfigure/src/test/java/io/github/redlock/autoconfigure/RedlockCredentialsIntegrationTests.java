@@ -59,7 +59,7 @@ class RedlockCredentialsIntegrationTests {
             return RedisCredentials.just("locker", password.get());
         });
         try (RedisNodes nodes = RedisNodes.start(3)) {
-            nodes.nodes().forEach((node) -> acl(node, "ACL", "SETUSER", "locker", "on", ">" + FIRST, "~redlock:*", "&redlock:*", "+@all"));
+            nodes.nodes().forEach((node) -> acl(node, "ACL", "SETUSER", "locker", "on", ">" + FIRST, "~redlock:*", "resetchannels", "&redlock:*", "+@all"));
             new ApplicationContextRunner()
                     .withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockHealthContributorAutoConfiguration.class,
                             RedlockEndpointAutoConfiguration.class))
