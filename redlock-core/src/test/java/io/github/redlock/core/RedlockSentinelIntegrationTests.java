@@ -102,6 +102,46 @@ class RedlockSentinelIntegrationTests {
     }
 
     /**
+     * A promoted replica that restarts during its quarantine, from its own append-only log: it no longer says that it was
+     * promoted ({@code second_repl_offset:-1}), it logs every write, and it holds the marker of kept data that it received
+     * from its former master by replication. That marker names the former master's process, not the one that ran on the
+     * node just before (the promoted replica's, recorded once it was seen): it proves nothing, and the node stays
+     * quarantined for a third client while the first lease is valid. (Fails where a marker of any other process counts
+     * as proof: the node then votes at once, and the third client takes the lock.)
+     */
+    @Test
+    void aPromotedReplicaThatRestartsFromItsOwnLogDuringItsQuarantineStaysQuarantined() {
+        String marker = "redlock:\u00ffkept-since";
+        for (RedisNode server : this.group.servers()) {
+            ServerCommands.call(server, "CONFIG", "SET", "appendonly", "yes");
+            ServerCommands.call(server, "CONFIG", "SET", "appendfsync", "always");
+        }
+        try (Redlock first = redlock(RestartQuarantine.AUTO);
+                NodeInspector servers = new NodeInspector(List.of(this.group.master().uri(), this.group.replicas().get(0).uri()))) {
+            String masterRunId = runId(servers.info(0, "server"));
+            awaitTrue(Duration.ofSeconds(10), () -> masterRunId.equals(servers.get(1, marker)));
+            RedlockLease held = holdThenFailOverToAReplicaWithoutTheKey(first);
+            RedisNode promoted = this.group.master();
+            try (Redlock second = redlock(RestartQuarantine.AUTO)) {
+                // The promoted replica is seen and quarantined, and its process recorded, by both clients.
+                assertThat(second.nodeStatuses().get(sentinelNodeName()).state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                awaitTrue(Duration.ofSeconds(20), () -> first.nodeStatuses().get(sentinelNodeName()).state() == NodeStatus.State.QUARANTINED);
+            }
+            promoted.restartKeepingData("--appendonly", "yes", "--appendfsync", "always", "--replicaof", "no", "one");
+            String info = servers.info(1, "replication");
+            assertThat(info).as("it no longer says it was promoted").contains("second_repl_offset:-1").contains("role:master");
+            assertThat(servers.get(1, marker)).as("the marker it received by replication").isEqualTo(masterRunId);
+            try (Redlock third = redlock(RestartQuarantine.AUTO)) {
+                NodeStatus status = third.nodeStatuses().get(sentinelNodeName());
+                assertThat(status.state()).isEqualTo(NodeStatus.State.QUARANTINED);
+                assertThat(status.reason()).contains("its marker names run_id " + masterRunId);
+                assertThat(third.tryAcquire("k", MAX_TTL)).isEmpty();
+                assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+            }
+        }
+    }
+
+    /**
      * After {@code SENTINEL FAILOVER} the former master still runs, and answers as a master until the sentinels turn it
      * into a replica, at least 8 s later: a client that stays connected to it meanwhile writes where the new master
      * never hears of it. The client drops it as the sentinels announce the failover, and checks the new master.
@@ -159,6 +199,10 @@ class RedlockSentinelIntegrationTests {
             Poll.until(uptime.plusSeconds(30), () -> uptimeSeconds(inspector.info(0, "server")) >= uptime.toSeconds(),
                     () -> "the replica was not up for " + uptime);
         }
+    }
+
+    private static String runId(String info) {
+        return info.lines().filter((line) -> line.startsWith("run_id:")).map((line) -> line.substring(7).trim()).findFirst().orElseThrow();
     }
 
     private static long uptimeSeconds(String info) {

@@ -46,9 +46,19 @@ public record NodeRecords(List<Entry> entries) {
         return Math.max(1, quarantineMillis / 4);
     }
 
-    /** The record, of another server process than {@code runId}, that shows the node restarted while in use, or null. */
-    @Nullable Entry otherProcess(String runId) {
-        return this.entries.stream().filter((entry) -> !entry.runId().equals(runId)).findFirst().orElse(null);
+    /**
+     * The newest record of another server process than {@code runId}, which shows that the node restarted while in use,
+     * or null: the process that ran on the node last before {@code runId}, as far as the records tell. Of two records
+     * written equally long ago, the first.
+     */
+    @Nullable Entry newestOtherProcess(String runId) {
+        Entry newest = null;
+        for (Entry entry : this.entries) {
+            if (!entry.runId().equals(runId) && (newest == null || entry.ageMillis() < newest.ageMillis())) {
+                newest = entry;
+            }
+        }
+        return newest;
     }
 
     /** The record of the client with the longest quarantine, or null when there is none. */

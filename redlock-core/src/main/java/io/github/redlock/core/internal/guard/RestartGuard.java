@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.core.internal.guard.QuarantinePolicy.Verdict;
 import io.github.redlock.core.internal.node.NodeVote;
 import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.node.ServerInfo;
@@ -31,11 +32,13 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A node that logs every write before answering ({@code appendonly yes}, {@code appendfsync always}) votes at once
  * after a restart only when it proves it came back with complete data: a marker that clients write on it (by
- * script, like the locks' writes) once it votes while durable, naming the server process it was written under, is
- * still there and names an earlier process. A node that votes holds every key of every lease that may depend on
- * it; one still in quarantine may not, so no marker is written then, and a node that comes back with the data of
- * a quarantined process is quarantined again. The configuration of the new process alone proves nothing: a new
- * directory, a container without its volume, append-only logging turned on after the crash.
+ * script, like the locks' writes) while it votes and is durable, naming the server process it was written under, is
+ * still there and names the process that ran on the node just before this one. A node that votes holds every key of
+ * every lease that may depend on it; one still in quarantine may not, so no marker is written then, and a node that
+ * comes back with the data of a quarantined process is quarantined again; so is a promoted replica, whose marker came
+ * from its former master by replication. The configuration of the new process alone proves nothing: a new
+ * directory, a container without its volume, append-only logging turned on after the crash. The rules themselves
+ * are {@link QuarantinePolicy}'s.
  * <p>
  * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
  * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
@@ -213,9 +216,9 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * The verdict of {@code AUTO} and {@code ALWAYS} on a node, from what it says of itself, the run_id this client
-     * saw on it before ({@code previous}, or null), the other nodes' records of it (null when too few answered) and
-     * its marker as it was before this check ({@code kept}).
+     * The verdict of {@code AUTO} and {@code ALWAYS} on a node ({@link QuarantinePolicy}), from what it says of itself,
+     * the run_id this client saw on it before ({@code previous}, or null), the other nodes' records of it (null when too
+     * few answered) and its marker as it was before this check ({@code kept}).
      */
     private Verdict judge(int index, ServerInfo info, @Nullable String previous, @Nullable NodeRecords records, @Nullable Object kept) {
         if (records == null) {
@@ -224,45 +227,12 @@ public final class RestartGuard implements AutoCloseable {
             return Verdict.undecided("fewer than " + (this.nodes.length / 2) + " other node(s) answered for the restart records "
                     + "(an ACL that refuses the scripts' commands, or nodes down); checked again shortly");
         }
-        NodeRecords.Entry longest = records.longest();
-        // The record of a client of the fleet whose quarantine is longer than this client's, or null.
-        NodeRecords.Entry longer = (longest != null && longest.quarantineMillis() > this.quarantineMillis) ? longest : null;
-        // A promoted replica may lack what its former master acknowledged from the moment it took over, which INFO
-        // does not tell: the wait counts from now, not from its start.
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos((longer != null) ? longer.quarantineMillis() : this.quarantineMillis)
-                - TimeUnit.SECONDS.toNanos(info.masterForSeconds());
-        if (waitNanos <= 0) {
-            return Verdict.VOTE;
+        String marker = (kept instanceof byte[] bytes) ? text(bytes) : null;
+        Verdict verdict = QuarantinePolicy.judge(this.mode, this.maxTtlMillis, this.quarantineMillis, info, previous, records, marker);
+        if (verdict.note() != null) {
+            logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " " + verdict.note());
         }
-        String length = (longer != null) ? "; it waits for the longest max-ttl that a client of this prefix recorded for it, a max-ttl of "
-                + seconds(longer.maxTtlMillis()) + " (this client's is " + seconds(this.maxTtlMillis) + ")"
-                : "; it waits for this client's max-ttl of " + seconds(this.maxTtlMillis);
-        if (this.mode == RestartQuarantine.ALWAYS) {
-            return new Verdict(true, upFor(info) + " (restart-quarantine ALWAYS)" + length, waitNanos);
-        }
-        NodeRecords.Entry other = records.otherProcess(info.runId());
-        String restart = (previous != null && !previous.equals(info.runId())) ? "its run_id changed while this client was connected"
-                : (other != null) ? "while in use: run_id " + other.runId() + " was seen on it " + other.ageMillis() + " ms ago" : null;
-        if (restart == null) {
-            return Verdict.VOTE;
-        }
-        // A promoted replica got its marker by replication, as asynchronous as the rest of its data: it proves nothing.
-        if (info.durable() && !info.promoted() && kept instanceof byte[] marker && !info.runId().equals(text(marker))) {
-            logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " restarted " + info.uptimeSeconds()
-                    + " s ago (" + restart + ") and votes at once: it logs every write before answering, and came back with the data "
-                    + "it had acknowledged since run_id " + text(marker));
-            return Verdict.VOTE;
-        }
-        String durable = (info.durable() && !info.promoted()) ? "; it logs every write, but came back without the marker written before its restart, so "
-                + "without the data it had acknowledged" : "";
-        String restarted = info.promoted() ? "promoted from a replica by a failover (" + restart + "); it may lack writes "
-                + "of its former master" : "restarted " + info.uptimeSeconds() + " s ago (" + restart + ")";
-        return new Verdict(true, restarted + durable + length, waitNanos);
-    }
-
-    /** How long the node has been the master, for a message: its uptime, or that it was promoted at an unknown time. */
-    private static String upFor(ServerInfo info) {
-        return info.promoted() ? "promoted from a replica at a time it does not tell" : "up for only " + info.uptimeSeconds() + " s";
+        return verdict;
     }
 
     /**
@@ -436,28 +406,6 @@ public final class RestartGuard implements AutoCloseable {
 
     private static String text(Object value) {
         return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
-    }
-
-    /** A max-ttl for messages: {@code "60 s"}, or {@code "1500 ms"} when it is not whole seconds. */
-    private static String seconds(long millis) {
-        return (millis % 1000 == 0) ? (millis / 1000) + " s" : millis + " ms";
-    }
-
-    /**
-     * What a check decided: vote now ({@code quarantine} null), wait for the reason given, or nothing yet.
-     * @param decided false when too few nodes answered: the node stays unchecked and is checked again
-     * @param quarantine why the node waits, or null when it votes; when undecided, why no decision was made
-     * @param waitNanos how much longer the node waits, when it does
-     */
-    private record Verdict(boolean decided, @Nullable String quarantine, long waitNanos) {
-
-        static final Verdict VOTE = new Verdict(true, null, 0);
-
-        /** No decision yet, and why: the node stays unchecked. */
-        static Verdict undecided(String why) {
-            return new Verdict(false, why, 0);
-        }
-
     }
 
 }

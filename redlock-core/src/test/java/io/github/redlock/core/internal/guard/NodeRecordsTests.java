@@ -113,7 +113,7 @@ class NodeRecordsTests {
         NodeRecords records = NodeRecords.parse(List.of(), OWN_MAX_TTL, OWN_QUARANTINE);
         assertThat(records.entries()).isEmpty();
         assertThat(records.longest()).isNull();
-        assertThat(records.otherProcess("run-a")).isNull();
+        assertThat(records.newestOtherProcess("run-a")).isNull();
     }
 
     @Test
@@ -131,18 +131,19 @@ class NodeRecordsTests {
     }
 
     @Test
-    void otherProcessIsTheFirstRecordOfAnotherRunId() {
-        NodeRecords records = NodeRecords.parse(List.of(reply("now:1000:2000", "1", "before:1000:2000", "2", "earlier:1000:2000", "3")),
-                OWN_MAX_TTL, OWN_QUARANTINE);
-        assertThat(records.otherProcess("now")).isEqualTo(new NodeRecords.Entry("before", 1_000, 2_000, 2));
-        assertThat(records.otherProcess("before")).isEqualTo(new NodeRecords.Entry("now", 1_000, 2_000, 1));
+    void newestOtherProcessIsTheYoungestRecordOfAnotherRunId() {
+        NodeRecords records = NodeRecords.parse(List.of(reply("now:1000:2000", "1", "earlier:1000:2000", "3"),
+                reply("before:1000:2000", "2", "earlier:5000:6000", "4")), OWN_MAX_TTL, OWN_QUARANTINE);
+        assertThat(records.newestOtherProcess("now")).isEqualTo(new NodeRecords.Entry("before", 1_000, 2_000, 2));
+        assertThat(records.newestOtherProcess("before")).isEqualTo(new NodeRecords.Entry("now", 1_000, 2_000, 1));
+        assertThat(records.newestOtherProcess("newer")).isEqualTo(new NodeRecords.Entry("now", 1_000, 2_000, 1));
     }
 
     @Test
-    void otherProcessIsNullWhenEveryRecordIsOfTheSameRunId() {
+    void newestOtherProcessIsNullWhenEveryRecordIsOfTheSameRunId() {
         NodeRecords records = NodeRecords.parse(List.of(reply("now:1000:2000", "1"), reply("now:5000:6000", "2")), OWN_MAX_TTL,
                 OWN_QUARANTINE);
-        assertThat(records.otherProcess("now")).isNull();
+        assertThat(records.newestOtherProcess("now")).isNull();
     }
 
     @Test

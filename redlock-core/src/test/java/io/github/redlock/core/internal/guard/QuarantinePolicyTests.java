@@ -1,0 +1,175 @@
+package io.github.redlock.core.internal.guard;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.core.internal.guard.QuarantinePolicy.Verdict;
+import io.github.redlock.core.internal.node.ServerInfo;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests {@link QuarantinePolicy}: each rule of the restart check on its own, with the inputs a check gathers (what the
+ * node says of itself, the run_id this client saw, the other nodes' records and the marker of kept data).
+ */
+class QuarantinePolicyTests {
+
+    private static final long MAX_TTL = 60_000;
+
+    /** This client's quarantine: max-ttl, drift and a second. */
+    private static final long QUARANTINE = 61_601;
+
+    private static final NodeRecords NONE = new NodeRecords(List.of());
+
+    @Test
+    void aNodeNoClientRecordedVotesAtOnce() {
+        assertThat(auto(server("fresh", 0), null, NONE, null)).isEqualTo(Verdict.VOTE);
+        assertThat(auto(server("fresh", 0), null, records(entry("fresh", 10)), null)).as("a record of itself only").isEqualTo(Verdict.VOTE);
+    }
+
+    @Test
+    void aNodeWithARecordOfAnotherProcessWaitsForTheRestOfTheQuarantineFromItsStart() {
+        Verdict verdict = auto(server("now", 20), null, records(entry("before", 1_500)), null);
+        assertThat(verdict.decided()).isTrue();
+        assertThat(verdict.quarantine()).contains("restarted 20 s ago (while in use: run_id before was seen on it 1500 ms ago)")
+                .contains("this client's max-ttl of 60 s");
+        assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE - 20_000));
+    }
+
+    @Test
+    void aNodeWhoseRunIdChangedUnderThisClientWaitsWithoutAnyRecord() {
+        Verdict verdict = auto(server("now", 2), "before", NONE, null);
+        assertThat(verdict.quarantine()).contains("its run_id changed while this client was connected");
+        assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE - 2_000));
+    }
+
+    @Test
+    void aNodeUpForLongerThanTheQuarantineVotesAlthoughItRestarted() {
+        assertThat(auto(server("now", 62), "before", records(entry("before", 1)), null)).isEqualTo(Verdict.VOTE);
+    }
+
+    @Test
+    void theLongestQuarantineRecordedByAnyClientOfTheFleetIsWaitedFor() {
+        NodeRecords records = records(entry("before", 100_000, 101_601, 5), entry("now", 5_000, 6_001, 1));
+        Verdict verdict = auto(server("now", 30), null, records, null);
+        assertThat(verdict.quarantine()).contains("a max-ttl of 100 s (this client's is 60 s)");
+        assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(101_601 - 30_000));
+        assertThat(auto(server("now", 70), null, records, null).decided()).isTrue();
+        assertThat(auto(server("now", 70), null, records, null).quarantine()).as("past this client's, within the fleet's").isNotNull();
+    }
+
+    @Test
+    void aPromotedReplicaWaitsAWholeQuarantineFromNowHoweverLongItRan() {
+        Verdict verdict = auto(promoted("replica", 3_600), null, records(entry("master", 1)), null);
+        assertThat(verdict.quarantine()).contains("promoted from a replica by a failover").contains("may lack writes of its former master");
+        assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE));
+    }
+
+    @Test
+    void alwaysQuarantinesEveryNodeUpForLessThanTheQuarantineFirstStartIncluded() {
+        Verdict verdict = QuarantinePolicy.judge(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("fresh", 10), null, NONE, null);
+        assertThat(verdict.quarantine()).contains("up for only 10 s (restart-quarantine ALWAYS)");
+        assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE - 10_000));
+        assertThat(QuarantinePolicy.judge(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("old", 62), null, NONE, null))
+                .isEqualTo(Verdict.VOTE);
+    }
+
+    @Test
+    void aDurableNodeWhoseMarkerNamesTheProcessBeforeItVotesAtOnce() {
+        Verdict verdict = auto(durable("now", 1), null, records(entry("before", 400)), "before");
+        assertThat(verdict.quarantine()).isNull();
+        assertThat(verdict.note()).contains("came back with the data it had acknowledged as run_id before");
+    }
+
+    @Test
+    void aDurableNodeRestartedAgainAndAgainVotesAtOnceEachTimeItsMarkerNamesTheLastProcess() {
+        // earlier -> before (it voted, and a client rewrote the marker) -> now
+        NodeRecords records = records(entry("earlier", 50_000), entry("before", 800));
+        assertThat(auto(durable("now", 1), null, records, "before").quarantine()).isNull();
+        assertThat(auto(durable("now", 1), null, records, "earlier").quarantine())
+                .as("a marker of an older process: the one before may have voted without complete data").contains("names run_id earlier");
+    }
+
+    @Test
+    void aDurableNodeThatThisClientSawBeforeItsRecordsWereWrittenIsJudgedByWhatThisClientSaw() {
+        assertThat(auto(durable("now", 1), "before", NONE, "before").quarantine()).isNull();
+        assertThat(auto(durable("now", 1), "before", NONE, "earlier").quarantine()).isNotNull();
+    }
+
+    @Test
+    void aDurableNodeWhoseMarkerWasSetUnderTheProcessAnsweringNowVotes() {
+        // Another client already checked this process, found the marker of the one before, let it vote and rewrote it.
+        Verdict verdict = auto(durable("now", 3), null, records(entry("before", 3_000)), "now");
+        assertThat(verdict.quarantine()).isNull();
+        assertThat(verdict.note()).contains("another client already found its data complete");
+    }
+
+    @Test
+    void aDurableNodeWithoutItsMarkerWaits() {
+        assertThat(auto(durable("now", 1), null, records(entry("before", 5)), null).quarantine())
+                .contains("came back without the marker written before its restart");
+    }
+
+    @Test
+    void aMarkerProvesNothingOnANodeThatIsNotDurable() {
+        assertThat(auto(server("now", 1), null, records(entry("before", 5)), "before").quarantine()).contains("restarted 1 s ago");
+    }
+
+    @Test
+    void aPromotedReplicaWithItsFormerMastersMarkerWaits() {
+        assertThat(auto(durablePromoted("replica", 600), null, records(entry("master", 5)), "master").quarantine())
+                .contains("promoted from a replica");
+    }
+
+    /**
+     * The promoted replica that restarts during its quarantine from its own log: it no longer says it was promoted, and
+     * holds the marker it received from its former master by replication. The records name the replica's own process,
+     * seen after the failover, as the newest: the marker of the master before it proves nothing.
+     */
+    @Test
+    void aPromotedReplicaThatRestartsFromItsOwnLogDuringItsQuarantineStaysQuarantined() {
+        NodeRecords records = records(entry("master", 4_000), entry("replica", 900));
+        Verdict verdict = auto(durable("replica-again", 1), null, records, "master");
+        assertThat(verdict.quarantine()).contains("while in use: run_id replica was seen on it 900 ms ago")
+                .contains("its marker names run_id master, not the process that ran before it (replica)");
+        assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE - 1_000));
+        // And again, as often as it restarts within the records' lifetime.
+        NodeRecords again = records(entry("master", 9_000), entry("replica", 5_000), entry("replica-again", 700));
+        assertThat(auto(durable("replica-third", 1), null, again, "master").quarantine()).isNotNull();
+    }
+
+    private static Verdict auto(ServerInfo info, String previous, NodeRecords records, String marker) {
+        return QuarantinePolicy.judge(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, info, previous, records, marker);
+    }
+
+    private static ServerInfo server(String runId, long uptimeSeconds) {
+        return new ServerInfo(runId, uptimeSeconds, true, false, false);
+    }
+
+    private static ServerInfo durable(String runId, long uptimeSeconds) {
+        return new ServerInfo(runId, uptimeSeconds, true, true, false);
+    }
+
+    private static ServerInfo promoted(String runId, long uptimeSeconds) {
+        return new ServerInfo(runId, uptimeSeconds, true, false, true);
+    }
+
+    private static ServerInfo durablePromoted(String runId, long uptimeSeconds) {
+        return new ServerInfo(runId, uptimeSeconds, true, true, true);
+    }
+
+    private static NodeRecords records(NodeRecords.Entry... entries) {
+        return new NodeRecords(List.of(entries));
+    }
+
+    private static NodeRecords.Entry entry(String runId, long ageMillis) {
+        return new NodeRecords.Entry(runId, MAX_TTL, QUARANTINE, ageMillis);
+    }
+
+    private static NodeRecords.Entry entry(String runId, long maxTtlMillis, long quarantineMillis, long ageMillis) {
+        return new NodeRecords.Entry(runId, maxTtlMillis, quarantineMillis, ageMillis);
+    }
+
+}
