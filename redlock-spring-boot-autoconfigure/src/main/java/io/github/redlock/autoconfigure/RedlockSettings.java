@@ -56,9 +56,17 @@ final class RedlockSettings {
         return new InvalidConfigurationPropertyValueException("redlock." + kebab(argument), value, reason, ex);
     }
 
-    /** A node URI without its user-info (password), as every failure prints it. */
+    /**
+     * A node URI without its user-info (password), as every failure prints it: everything between the scheme and the
+     * last {@code @}, which may hold {@code /}, {@code +}, spaces and raw {@code @} (as the core masks an entry).
+     */
     private static @Nullable String masked(@Nullable String node) {
-        return (node != null) ? node.replaceAll("(?<=://)[^@/\\s]*@", "****@") : null;
+        if (node == null) {
+            return null;
+        }
+        int from = node.indexOf("://") + 3;
+        int to = node.lastIndexOf('@');
+        return (from >= 3 && to >= from) ? node.substring(0, from) + "****" + node.substring(to) : node;
     }
 
     private static String kebab(String camel) {

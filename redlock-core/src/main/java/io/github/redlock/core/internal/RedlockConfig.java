@@ -178,6 +178,12 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
                     + (node == null ? "null" : "blank"));
         }
         String trimmed = node.trim();
+        int userInfo = trimmed.indexOf("://") + 3;
+        if (userInfo >= 3 && trimmed.indexOf('@', userInfo) < trimmed.lastIndexOf('@')) {
+            // Lettuce would take the first '@' as the end of the user-info, and the rest of the password as the host.
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.maskedEntry(node) + "' has a raw '@' in its user-info; "
+                    + "write each '@' of a user or password as %40, e.g. redis://user:pa%40ss@host:port");
+        }
         if (trimmed.startsWith("redis-cluster://") || trimmed.startsWith("rediss-cluster://")) {
             try {
                 ClusterUri cluster = ClusterUri.parse(trimmed);
@@ -187,19 +193,19 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
                 return cluster;
             }
             catch (RuntimeException ex) {
-                throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a valid Redis Cluster entry ("
-                        + Uris.masked(String.valueOf(ex.getMessage())) + "); write redis-cluster://host:port,host:port with the "
+                throw new RedlockArgumentException("nodes", where + " '" + Uris.maskedEntry(node) + "' is not a valid Redis Cluster entry ("
+                        + Uris.masked(Uris.withoutSecretsOf(node, String.valueOf(ex.getMessage()))) + "); write redis-cluster://host:port,host:port with the "
                         + "cluster's seed nodes");
             }
         }
         boolean sentinel = trimmed.startsWith("redis-sentinel://") || trimmed.startsWith("rediss-sentinel://");
         if (!sentinel && !trimmed.startsWith("redis://") && !trimmed.startsWith("rediss://") && !trimmed.startsWith("redis-socket://")) {
-            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a Redis URI; write redis://host:port "
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.maskedEntry(node) + "' is not a Redis URI; write redis://host:port "
                     + "(rediss:// for TLS, redis://:password@host:port/db with a password), or "
                     + "redis-sentinel://host:port,host:port#master-name for a Sentinel group");
         }
         if (sentinel && (trimmed.indexOf('#') < 0 || trimmed.endsWith("#"))) {
-            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' names no master: a Sentinel node "
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.maskedEntry(node) + "' names no master: a Sentinel node "
                     + "is redis-sentinel://host:port,host:port#master-name, with the name the sentinels monitor the master under");
         }
         try {
@@ -218,8 +224,8 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
         }
         catch (RuntimeException ex) {
             // Lettuce's message may quote the URI, and the cause would print it: neither goes out unmasked.
-            throw new RedlockArgumentException("nodes", where + " '" + Uris.masked(node) + "' is not a valid Redis URI ("
-                    + Uris.masked(String.valueOf(ex.getMessage())) + "); write redis://host:port");
+            throw new RedlockArgumentException("nodes", where + " '" + Uris.maskedEntry(node) + "' is not a valid Redis URI ("
+                    + Uris.masked(Uris.withoutSecretsOf(node, String.valueOf(ex.getMessage()))) + "); write redis://host:port");
         }
     }
 

@@ -19,7 +19,66 @@ public final class Uris {
      * @return the text without its secrets
      */
     public static String masked(String text) {
-        return text.replaceAll("(?<=://)[^@/\\s]*@", "****@");
+        // Up to the last '@' of the run: a user-info may hold '/', '+' or a raw '@'. Where the entry is known, mask by
+        // parsing it instead (maskedEntry, withoutSecretsOf): a user-info may hold spaces too.
+        return text.replaceAll("(?<=://)\\S*@", "****@");
+    }
+
+    /**
+     * Returns a node entry with its user-info replaced by {@code ****}: everything between the scheme's {@code ://} and
+     * the last {@code @} of the entry, which may hold {@code /}, {@code +}, spaces and raw {@code @}.
+     * @param entry a node entry as the application wrote it
+     * @return the entry without its secrets
+     */
+    public static String maskedEntry(String entry) {
+        int from = entry.indexOf("://") + 3;
+        int to = entry.lastIndexOf('@');
+        return (from >= 3 && to >= from) ? entry.substring(0, from) + "****" + entry.substring(to) : entry;
+    }
+
+    /**
+     * Returns a text that may quote parts of a node entry (Lettuce's message about an entry it cannot parse quotes the
+     * rest of it from where it stopped, e.g. {@code For input string: "y==@10.0.0.1:port"}) with every part of the
+     * entry's user-info masked: a run of the text that the entry holds too, wherever it covers 3 or more characters of
+     * the user-info, or any of them together with the {@code ://} or {@code @} around it. Masking a common word of the
+     * message too is the price of never printing a fragment of a password.
+     * @param entry a node entry as the application wrote it
+     * @param text a text about it
+     * @return the text without the entry's secrets
+     */
+    public static String withoutSecretsOf(String entry, String text) {
+        int from = entry.indexOf("://") + 3;
+        int to = entry.lastIndexOf('@');
+        if (from < 3 || to <= from) {
+            return text;
+        }
+        boolean[] secret = new boolean[text.length()];
+        for (int i = 0; i < text.length(); i++) {
+            for (int start = 0; start < entry.length(); start++) {
+                int length = 0;
+                while (i + length < text.length() && start + length < entry.length() && text.charAt(i + length) == entry.charAt(start + length)) {
+                    length++;
+                }
+                int overlapFrom = Math.max(start, from);
+                int overlapTo = Math.min(start + length, to);
+                boolean crossesABoundary = start < from || start + length > to;
+                if (overlapTo - overlapFrom >= 3 || (overlapTo > overlapFrom && crossesABoundary)) {
+                    for (int j = overlapFrom; j < overlapTo; j++) {
+                        secret[i + j - start] = true;
+                    }
+                }
+            }
+        }
+        StringBuilder masked = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            if (!secret[i]) {
+                masked.append(text.charAt(i));
+            }
+            else if (i == 0 || !secret[i - 1]) {
+                masked.append("****");
+            }
+        }
+        return masked.toString();
     }
 
     /**

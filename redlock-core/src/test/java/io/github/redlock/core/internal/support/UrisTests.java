@@ -34,4 +34,33 @@ class UrisTests {
         assertThat(Uris.describe(new IOException("Unable to connect", new NullPointerException()))).isEqualTo("Unable to connect: NullPointerException");
     }
 
+    @Test
+    void anEntryIsMaskedUpToItsLastAtSignWhateverItsUserInfoHolds() {
+        assertThat(Uris.maskedEntry("redis://app:ab/cd+ef gh@10.0.0.1:6379")).isEqualTo("redis://****@10.0.0.1:6379");
+        assertThat(Uris.maskedEntry("redis://:pa@ss@word@10.0.0.1:6379/2")).isEqualTo("redis://****@10.0.0.1:6379/2");
+        assertThat(Uris.maskedEntry("redis-sentinel://:s e/c+r@h1:26379,h2:26379#m")).isEqualTo("redis-sentinel://****@h1:26379,h2:26379#m");
+        assertThat(Uris.maskedEntry("redis://10.0.0.1:6379")).isEqualTo("redis://10.0.0.1:6379");
+        assertThat(Uris.maskedEntry("not a uri")).isEqualTo("not a uri");
+    }
+
+    @Test
+    void aTextIsMaskedUpToTheLastAtSignOfEachUriInIt() {
+        assertThat(Uris.masked("Unable to connect to redis://app:ab/cd+ef@10.0.0.1:6379 now"))
+                .isEqualTo("Unable to connect to redis://****@10.0.0.1:6379 now");
+        assertThat(Uris.masked("redis://:pa@ss@10.0.0.1:6379")).isEqualTo("redis://****@10.0.0.1:6379");
+    }
+
+    @Test
+    void whatAMessageQuotesOfAnEntrysUserInfoIsMaskedAndTheRestKept() {
+        String entry = "redis://:AKIA+x/y==@10.0.0.1:notaport";
+        // Lettuce's own message for this entry.
+        assertThat(Uris.withoutSecretsOf(entry, "For input string: \"y==@10.0.0.1:notaport\""))
+                .isEqualTo("For input string: \"****@10.0.0.1:notaport\"");
+        assertThat(Uris.withoutSecretsOf(entry, "Illegal character at index 9: " + entry))
+                .isEqualTo("Illegal character at index 9: redis://****@10.0.0.1:notaport");
+        assertThat(Uris.withoutSecretsOf("redis://:abcd@h:1", "bad port 'd@h:1'")).as("one character beside the @").isEqualTo("bad port '****@h:1'");
+        assertThat(Uris.withoutSecretsOf("redis://:abcd@h:1", "a port of 'h:1'")).isEqualTo("a port of 'h:1'");
+        assertThat(Uris.withoutSecretsOf("redis://h:1", "anything")).isEqualTo("anything");
+    }
+
 }
