@@ -457,7 +457,8 @@ public final class Redlock implements AutoCloseable {
      * holder, if it still runs, learns of it at its next extension, which fails: an automatically extended lease is
      * then lost ({@link RedlockLease#lost()} completes). Until then its {@link RedlockLease#isValid()} may still be true
      * while the nodes no longer hold it: revoke only a lock whose holder is gone, or whose work may overlap the next
-     * holder's.
+     * holder's. The leases of the lock that this instance holds itself (a lock on several keys among them one named
+     * {@code key}) are lost at once, before the revoke is sent.
      * <p>
      * The revoke goes to every node at once, each bounded by the node timeout, and is never sent again later (a revoke
      * sent once the node is back could free a lease granted since). A node that did not answer within the node timeout
@@ -475,6 +476,7 @@ public final class Redlock implements AutoCloseable {
         if (this.closed) {
             throw new IllegalStateException("Redlock is closed; revoke '" + key + "' with an open one");
         }
+        this.engine.revokedHere(lock.key()); // before the nodes free it: none of them is valid while another may take it
         QuorumCall call = this.revocation.revoke(this.keyPrefix + lock.key());
         this.engine.track(call.allReplies()); // a close waits for the replies before it closes the connections
         Futures.await(call.allReplies().copy(), this.engine.callBoundNanos(), () -> null);

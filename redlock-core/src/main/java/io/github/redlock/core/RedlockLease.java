@@ -81,6 +81,12 @@ public final class RedlockLease implements AutoCloseable {
                 return lease.ended();
             }
 
+            @Override
+            public void revoked(RedlockLease lease, String reason) {
+                lease.watch.stop();
+                lease.markLost(reason);
+            }
+
         });
     }
 

@@ -1,6 +1,7 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,36 @@ class RedlockRevokeIntegrationTests {
         assertThat(next).as("the lock is free at once, not after its 60 s ttl").isPresent();
         next.get().release();
         assertThat(this.operator.get().revoke("nightly-job")).as("nothing left to free").isZero();
+    }
+
+    /**
+     * The instance that holds the lease revokes its lock: its lease (not auto-extended) is lost at once, with the
+     * reason, and no longer listed as valid, before another client takes the lock. (Before, it said valid with ~60 s
+     * left while the other client held the lock.)
+     */
+    @Test
+    void revokeThroughTheHoldingInstanceLosesItsOwnLeasesAtOnce() throws Exception {
+        RedlockLease held = this.holder.get().acquire("job", LONG_TTL, Duration.ZERO);
+        RedlockLease other = this.holder.get().acquire("job-b", LONG_TTL, Duration.ZERO);
+        CompletableFuture<Void> lost = held.lost();
+
+        assertThat(this.holder.get().revoke("job")).isGreaterThanOrEqualTo(3);
+
+        assertThat(lost).isDone();
+        assertThat(held.isValid()).isFalse();
+        assertThat(held.remainingValidity()).isEqualTo(Duration.ZERO);
+        assertThat(other.isValid()).as("a lock of another name").isTrue();
+        assertThat(this.holder.get().heldLeases()).filteredOn(RedlockLease::isValid).containsExactly(other);
+        Optional<RedlockLease> next = this.operator.get().tryAcquire("job", LONG_TTL);
+        assertThat(next).isPresent();
+        assertThat(held.isValid()).isFalse();
+        next.get().release();
+
+        RedlockLease both = this.holder.get().acquire(List.of("job-a", "job-c"), LONG_TTL, Duration.ZERO);
+        assertThat(this.holder.get().revoke("job-c")).isGreaterThanOrEqualTo(3);
+        assertThat(both.isValid()).as("a lock on several keys among them the revoked one").isFalse();
+        assertThat(other.isValid()).isTrue();
+        other.release();
     }
 
     @Test

@@ -126,6 +126,20 @@ public final class LockEngine implements Retries.Attempts {
         return this.held.snapshot();
     }
 
+    /**
+     * Marks the exclusive leases of this instance on {@code key} lost at once (a lock on several keys among them
+     * {@code key} included): an operator revokes the lock through this instance, so the nodes are about to drop it.
+     * @param key the lock's name, without the prefix
+     */
+    public void revokedHere(String key) {
+        for (RedlockLease lease : this.held.snapshot()) {
+            LockType type = LeaseAccess.get().handle(lease).type();
+            if ((type == LockType.EXCLUSIVE || type == LockType.MULTI) && lease.keys().contains(key)) {
+                LeaseAccess.get().revoked(lease, "it was revoked through this instance (Redlock.revoke): the nodes no longer hold it");
+            }
+        }
+    }
+
     @Override
     public boolean isClosed() {
         return this.closing;

@@ -79,4 +79,12 @@ public abstract class LeaseAccess {
      */
     public abstract boolean ended(RedlockLease lease);
 
+    /**
+     * Marks a lease of this instance lost at once, for the reason given: its lock was revoked through its own
+     * {@code Redlock}, so the nodes no longer hold it. Stops its extension.
+     * @param lease the lease
+     * @param reason why, for the log and observers
+     */
+    public abstract void revoked(RedlockLease lease, String reason);
+
 }
