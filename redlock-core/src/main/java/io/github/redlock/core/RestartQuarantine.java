@@ -16,7 +16,11 @@ public enum RestartQuarantine {
      * the longest {@code maxTtl} recorded (a fleet's clients may differ), never less than the checking client's
      * own. A node no client recorded (a first deployment, fresh test nodes) votes at once, and so does a node
      * that reports {@code appendonly yes} with {@code appendfsync always} and proves it came back with its data
-     * (a marker that clients wrote on it before the restart is still there). The default.
+     * (a marker that clients wrote on it before the restart, naming the process that ran there just before, is still
+     * there). A node votes only once this client's record of it is on {@code floor(N/2)} other nodes, and a check reads
+     * {@code N - floor(N/2)} other nodes that did not themselves restart while in use, so that it always reads a node
+     * holding every record a holder's client wrote; with fewer in reach, a node's new process does not vote until enough
+     * come back (a process this client already checked keeps its verdict). The default.
      */
     AUTO,
 

@@ -1,10 +1,16 @@
 package io.github.redlock.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
+import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodes;
 import io.github.redlock.test.RedisNodesExtension;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +37,9 @@ class RedlockRestartQuarantineIntegrationTests {
     private static final Duration SHORT_MAX_TTL = Duration.ofSeconds(1);
 
     private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
+    /** The password of the user of the nodes that only the second client of a partition test reaches. */
+    private static final String PARTITION_PASSWORD = "only-the-second-client";
 
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
@@ -90,6 +99,49 @@ class RedlockRestartQuarantineIntegrationTests {
                 assertThat(held.isValid()).as("while the first lease is valid").isTrue();
                 secondGrant.get().release();
             }
+        }
+    }
+
+    /**
+     * Records read from nodes that do not hold them. The first client checked every node while all five ran, so its
+     * records of node 0 are on 1 to 4; then nodes 3 and 4 restart empty (losing them) and the first client can no longer
+     * reach them (they come back with a user of their own, for the second client only: an asymmetric partition), so it
+     * holds {@code k} on 0, 1 and 2. Node 0 restarts empty and nodes 1 and 2 are cut off. The second client reaches 0, 3
+     * and 4, and reads node 0's records from 3 and 4, which lost them. The rule of two answers ({@code floor(N/2)}) let
+     * node 0 vote at once, and the second client took {@code k} on 0, 3 and 4 while the first lease was valid. A check
+     * now needs three trusted readers ({@code N - floor(N/2)}), which share a node with every set of two that a record was
+     * confirmed on; with two, nothing is decided, and no node votes for the second client.
+     */
+    @Test
+    void aClientThatReachesOnlyNodesWithoutTheHoldersRecordsDoesNotLetTheRestartedNodeVote() {
+        try (Redlock first = redlock(RestartQuarantine.AUTO)) {
+            RedlockLease held = holdOnZeroToTwoWhileThreeAndFourRestartBehindAPartitionThenRestartZero(first);
+            try (Redlock second = reachingZeroThreeAndFour(RestartQuarantine.AUTO)) {
+                assertThat(second.tryAcquire("k", MAX_TTL)).as("a second grant").isEmpty();
+                assertThat(held.isValid()).as("the first lease was still valid at the refused attempt").isTrue();
+                NodeStatus status = second.nodeStatuses().get(redis.node(0).hostAndPort());
+                assertThat(status.state()).isNotEqualTo(NodeStatus.State.UP);
+                assertThat(status.reason()).contains("could be read from only 2 other node(s)").contains("of the 3 the check needs");
+            }
+        }
+        finally {
+            restoreNodesOneToFour();
+        }
+    }
+
+    /** The control of the test above: without the quarantine the second client takes {@code k} on nodes 0, 3 and 4. */
+    @Test
+    void withoutTheQuarantineAClientThatReachesOnlyNodesZeroThreeAndFourTakesTheHeldLock() {
+        try (Redlock first = redlock(RestartQuarantine.NEVER)) {
+            RedlockLease held = holdOnZeroToTwoWhileThreeAndFourRestartBehindAPartitionThenRestartZero(first);
+            try (Redlock second = reachingZeroThreeAndFour(RestartQuarantine.NEVER)) {
+                Optional<RedlockLease> secondGrant = second.tryAcquire("k", MAX_TTL);
+                assertThat(secondGrant).as("the hazard: a second grant").isPresent();
+                assertThat(held.isValid()).as("while the first lease is valid").isTrue();
+            }
+        }
+        finally {
+            restoreNodesOneToFour();
         }
     }
 
@@ -266,6 +318,52 @@ class RedlockRestartQuarantineIntegrationTests {
         this.restartedNanos = System.nanoTime();
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get(3, "redlock:" + key) == null && this.nodes.get(4, "redlock:" + key) == null);
         return held;
+    }
+
+    /**
+     * Restarts nodes 3 and 4 empty, each with a user of its own for the second client and the default user (which
+     * {@code first} connects as) off, so that {@code first} cannot reach them; makes {@code first} hold {@code k} on nodes 0
+     * to 2; restarts node 0 empty, and cuts nodes 1 and 2 off.
+     */
+    private RedlockLease holdOnZeroToTwoWhileThreeAndFourRestartBehindAPartitionThenRestartZero(Redlock first) {
+        for (int i = 3; i < 5; i++) {
+            RedisNode node = redis.node(i);
+            node.restart();
+            ServerCommands.call(node, "ACL", "SETUSER", "second", "on", ">" + PARTITION_PASSWORD, "~*", "&*", "+@all");
+            ServerCommands.call(node, "ACL", "SETUSER", "default", "off");
+            // A connection the first client opened meanwhile stays as the default user: close it, as the second user.
+            RedisClient client = RedisClient.create("redis://second:" + PARTITION_PASSWORD + "@" + node.hostAndPort());
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                connection.sync().clientKill(KillArgs.Builder.typeNormal().skipme());
+            }
+            finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
+        }
+        RedlockLease held = first.acquire("k", MAX_TTL, Duration.ZERO);
+        awaitTrue(Duration.ofSeconds(5), () -> held.token().equals(this.nodes.get(0, "redlock:k"))
+                && held.token().equals(this.nodes.get(1, "redlock:k")) && held.token().equals(this.nodes.get(2, "redlock:k")));
+        redis.node(0).restart();
+        redis.node(1).cutOff();
+        redis.node(2).cutOff();
+        return held;
+    }
+
+    /** A client that reaches nodes 0, 3 and 4 only: 1 and 2 are cut off, and it knows the password of 3 and 4. */
+    private static Redlock reachingZeroThreeAndFour(RestartQuarantine quarantine) {
+        List<String> uris = new ArrayList<>(redis.uris());
+        for (int i = 3; i < 5; i++) {
+            uris.set(i, "redis://second:" + PARTITION_PASSWORD + "@" + redis.node(i).hostAndPort());
+        }
+        return TestSupport.patientBuilder().nodes(uris).maxTtl(MAX_TTL).restartQuarantine(quarantine).build();
+    }
+
+    /** Heals nodes 1 and 2, and restarts 3 and 4 as the harness runs them, for the tests that follow. */
+    private static void restoreNodesOneToFour() {
+        redis.node(1).heal();
+        redis.node(2).heal();
+        redis.node(3).restart();
+        redis.node(4).restart();
     }
 
     private void sleepUntilNodeTwoIsUpFor(Duration uptime) {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.github.redlock.core.RestartQuarantine;
 import io.github.redlock.core.internal.guard.QuarantinePolicy.Verdict;
@@ -29,6 +30,13 @@ import org.jspecify.annotations.Nullable;
  * keys of valid locks: it votes only once it has been up for the longest {@code maxTtl} recorded for it (never
  * less than this client's own), plus drift plus a second, since a client with that {@code maxTtl} may hold a lease
  * through it. Logs when a node enters and leaves quarantine, with the {@code maxTtl} it waits for and why.
+ * <p>
+ * The records a check reads always meet the records any holder's client wrote (docs/safety.md, "The rule, as quorum
+ * intersection"): a node votes in this client only once its record is confirmed on {@link
+ * QuarantinePolicy#recordsToConfirm} other nodes, and a check counts only the answers of readers that nothing shows to
+ * have restarted while in use ({@link QuarantinePolicy#trustedReader}), of which it needs {@link
+ * QuarantinePolicy#readersNeeded}; with fewer it decides nothing (fail closed). A process this client already decided on
+ * keeps its verdict across reconnects, without a read.
  * <p>
  * A node that logs every write before answering ({@code appendonly yes}, {@code appendfsync always}) votes at once
  * after a restart only when it proves it came back with complete data: a marker that clients write on it (by
@@ -91,6 +99,9 @@ public final class RestartGuard implements AutoCloseable {
 
     private volatile @Nullable ScheduledFuture<?> refresh;
 
+    /** Per node, the last verdict this client applied: to which server process, from when it votes, and why it waited. */
+    private final AtomicReferenceArray<@Nullable Decision> decided;
+
     public RestartGuard(RedisNodeClient[] nodes, String keyPrefix, RestartQuarantine mode, long maxTtlMillis, long driftNanos,
             @Nullable Fencing fencing, EventExecutorGroup scheduler) {
         this.nodes = nodes;
@@ -101,6 +112,7 @@ public final class RestartGuard implements AutoCloseable {
         this.quarantineMillis = maxTtlMillis + TimeUnit.NANOSECONDS.toMillis(driftNanos) + 1000;
         this.refreshMillis = NodeRecords.refreshMillis(this.quarantineMillis);
         this.recordKeys = new byte[nodes.length][];
+        this.decided = new AtomicReferenceArray<>(nodes.length);
         for (int i = 0; i < nodes.length; i++) {
             this.recordKeys[i] = internalKey(keyPrefix, "node:" + nodes[i].name());
         }
@@ -196,43 +208,94 @@ public final class RestartGuard implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Object> marker = mark(index, epoch, info, info.durable() ? "read" : "delete");
+        Verdict known = known(index, info.runId());
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
-                : records(index).thenCombine(marker, (records, kept) -> judge(index, info, previous, records, kept));
-        return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided)).thenAccept((decided) -> {
-            if (!decided.decided()) { // too few nodes answered: checked again shortly, the node does not vote meanwhile
-                node.vote().checkFailed(epoch, "not checked yet since it connected: " + decided.quarantine());
-                return;
-            }
-            boolean applied = (decided.quarantine() == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
-                    : quarantine(node, epoch, decided.waitNanos(), decided.quarantine());
-            if (applied) {
-                node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
-                record(index, info.runId()); // after reading: another client's check must still find the old run_id
-                if (decided.quarantine() == null && info.durable()) {
-                    mark(index, epoch, info, "set"); // it votes: its data is complete from here on
-                }
-            }
-        });
+                : (known != null) ? CompletableFuture.completedFuture(known)
+                : evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept));
+        return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided))
+                .thenCompose((decided) -> confirmed(index, info, decided)).thenAccept((decided) -> {
+                    if (!decided.decided()) { // too few nodes answered: checked again shortly, the node does not vote meanwhile
+                        node.vote().checkFailed(epoch, "not checked yet since it connected: " + decided.quarantine());
+                        return;
+                    }
+                    String reason = decided.quarantine();
+                    boolean votes = reason == null;
+                    boolean applied = (reason == null) ? node.vote().voteFrom(epoch, System.nanoTime(), "")
+                            : quarantine(node, epoch, decided.waitNanos(), reason);
+                    if (applied) {
+                        node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
+                        this.decided.set(index, new Decision(info.runId(), System.nanoTime() + decided.waitNanos(), reason));
+                        if (!votes || this.mode == RestartQuarantine.NEVER) {
+                            record(index, info.runId()); // after reading: another client's check must still find the old run_id
+                        }
+                        if (votes && info.durable()) {
+                            mark(index, epoch, info, "set"); // it votes: its data is complete from here on
+                        }
+                    }
+                });
     }
 
     /**
      * The verdict of {@code AUTO} and {@code ALWAYS} on a node ({@link QuarantinePolicy}), from what it says of itself,
-     * the run_id this client saw on it before ({@code previous}, or null), the other nodes' records of it (null when too
-     * few answered) and its marker as it was before this check ({@code kept}).
+     * the run_id this client saw on it before ({@code previous}, or null), what the other nodes answered ({@code
+     * evidence}) and its marker as it was before this check ({@code kept}).
      */
-    private Verdict judge(int index, ServerInfo info, @Nullable String previous, @Nullable NodeRecords records, @Nullable Object kept) {
-        if (records == null) {
-            this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
-            // Fails closed: the longest max-ttl of the fleet is unknown.
-            return Verdict.undecided("fewer than " + (this.nodes.length / 2) + " other node(s) answered for the restart records "
-                    + "(an ACL that refuses the scripts' commands, or nodes down); checked again shortly");
+    private Verdict judge(int index, ServerInfo info, @Nullable String previous, Evidence evidence, @Nullable Object kept) {
+        int trusted = 0;
+        for (int j = 0; j < this.nodes.length; j++) {
+            if (j != index && evidence.answered(index, j) && QuarantinePolicy.trustedReader(this.maxTtlMillis, this.quarantineMillis,
+                    evidence.infos()[j], this.nodes[j].vote().runId(), evidence.records()[j])) {
+                trusted++;
+            }
         }
         String marker = (kept instanceof byte[] bytes) ? text(bytes) : null;
-        Verdict verdict = QuarantinePolicy.judge(this.mode, this.maxTtlMillis, this.quarantineMillis, info, previous, records, marker);
+        Verdict verdict = QuarantinePolicy.check(this.mode, this.maxTtlMillis, this.quarantineMillis, info, previous,
+                evidence.records()[index], marker, server(index), trusted, QuarantinePolicy.readersNeeded(this.nodes.length));
+        if (!verdict.decided()) {
+            this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS); // fails closed meanwhile
+        }
         if (verdict.note() != null) {
             logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " " + verdict.note());
         }
         return verdict;
+    }
+
+    /**
+     * The verdict on a node that answers as the server process this client decided on before: it did not restart since,
+     * so it lost nothing, and it votes, or waits out what is left of the quarantine this client gave that process. Null
+     * for any other process, which is checked against the other nodes.
+     */
+    private @Nullable Verdict known(int index, String runId) {
+        Decision before = this.decided.get(index);
+        if (before == null || !before.runId().equals(runId)) {
+            return null;
+        }
+        long left = before.votesFromNanos() - System.nanoTime();
+        String reason = before.reason();
+        return (left <= 0 || reason == null) ? Verdict.VOTE : Verdict.waitFor(reason, left);
+    }
+
+    /**
+     * Before a node votes in this client: this client's record of its server process, confirmed by at least
+     * {@link QuarantinePolicy#recordsToConfirm} other nodes, where every later check of it reads. Fewer confirmations
+     * leave it undecided (checked again shortly): a node that restarted after voting with its record on too few nodes
+     * could look unused to a client that reads the others.
+     */
+    private CompletableFuture<Verdict> confirmed(int index, ServerInfo info, Verdict verdict) {
+        if (this.mode == RestartQuarantine.NEVER || !verdict.decided() || verdict.quarantine() != null) {
+            return CompletableFuture.completedFuture(verdict);
+        }
+        List<CompletableFuture<Object>> writes = record(index, info.runId());
+        int needed = QuarantinePolicy.recordsToConfirm(this.nodes.length);
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+            long confirmed = writes.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
+            if (confirmed >= needed) {
+                return verdict;
+            }
+            this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS);
+            return Verdict.undecided("its record was confirmed on " + confirmed + " other node(s), and it votes only once " + needed
+                    + " hold it; checked again shortly");
+        });
     }
 
     /**
@@ -306,22 +369,74 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * What the other nodes recorded of this node, or null when fewer than {@code quorum - 1} of them answered
-     * (as many as a quorum that includes this node needs), in which case the check fails closed.
+     * What a check of a node reads of the others, all at once: each other node's {@code INFO}, and every node's records
+     * as every other connected node holds them (the readers' own records tell whether their answers count). A read that
+     * failed or timed out is no answer.
      */
-    private CompletableFuture<NodeRecords> records(int index) {
-        List<CompletableFuture<Object>> reads = new ArrayList<>();
-        for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && this.nodes[j].isConnected()) {
-                reads.add(this.nodes[j].call(LuaScript.NODE_RECORDS, new byte[][] { this.recordKeys[index] })
-                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER));
+    private CompletableFuture<Evidence> evidence(int index) {
+        int count = this.nodes.length;
+        List<CompletableFuture<Object>> all = new ArrayList<>();
+        List<List<CompletableFuture<Object>>> reads = new ArrayList<>(); // [whose records][read from]
+        List<CompletableFuture<Object>> infos = new ArrayList<>();
+        for (int j = 0; j < count; j++) {
+            boolean asked = j != index && this.nodes[j].isConnected();
+            CompletableFuture<Object> info = asked ? this.nodes[j].serverInfo().<Object>thenApply((answer) -> answer)
+                    .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER)
+                    : CompletableFuture.completedFuture(NO_ANSWER);
+            infos.add(info);
+            all.add(info);
+            List<CompletableFuture<Object>> records = new ArrayList<>();
+            for (int k = 0; k < count; k++) {
+                CompletableFuture<Object> read = (k != j && this.nodes[k].isConnected())
+                        ? this.nodes[k].call(LuaScript.NODE_RECORDS, new byte[][] { this.recordKeys[j] })
+                                .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER)
+                        : CompletableFuture.completedFuture(NO_ANSWER);
+                records.add(read);
+                all.add(read);
             }
+            reads.add(records);
         }
-        int needed = this.nodes.length / 2; // quorum - 1
-        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-            List<Object> answers = reads.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).toList();
-            return (answers.size() < needed) ? null : NodeRecords.parse(answers, this.maxTtlMillis, this.quarantineMillis);
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+            ServerInfo[] answers = new ServerInfo[count];
+            NodeRecords[] records = new NodeRecords[count];
+            boolean[][] answered = new boolean[count][count];
+            for (int j = 0; j < count; j++) {
+                answers[j] = (infos.get(j).join() instanceof ServerInfo info) ? info : null;
+                List<Object> replies = new ArrayList<>();
+                for (int k = 0; k < count; k++) {
+                    Object reply = reads.get(j).get(k).join();
+                    answered[j][k] = reply != NO_ANSWER;
+                    if (answered[j][k]) {
+                        replies.add(reply);
+                    }
+                }
+                records[j] = NodeRecords.parse(replies, this.maxTtlMillis, this.quarantineMillis);
+            }
+            return new Evidence(answers, records, answered);
         });
+    }
+
+    /**
+     * A verdict this client applied to a node.
+     * @param runId the server process it was about
+     * @param votesFromNanos from when ({@link System#nanoTime()}) the process votes
+     * @param reason why it waited, or null when it voted at once
+     */
+    private record Decision(String runId, long votesFromNanos, @Nullable String reason) {
+    }
+
+    /**
+     * What a check read of the other nodes.
+     * @param infos each node's {@code INFO}, null where it did not answer (and for the node checked)
+     * @param records each node's records, from every other node that answered
+     * @param answered {@code answered[j][k]}: whether node {@code k} answered the read of node {@code j}'s records
+     */
+    private record Evidence(@Nullable ServerInfo[] infos, NodeRecords[] records, boolean[][] answered) {
+
+        boolean answered(int whose, int reader) {
+            return this.answered[whose][reader];
+        }
+
     }
 
     /**
@@ -336,9 +451,18 @@ public final class RestartGuard implements AutoCloseable {
         if (this.nodes[index].vote().current().epoch() != epoch) {
             return CompletableFuture.completedFuture(NO_ANSWER);
         }
-        return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey }, ascii(info.runId()),
-                ascii(action)).<Object>thenApply((before) -> before)
+        return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey },
+                ascii(QuarantinePolicy.markerOf(info.runId(), server(index))), ascii(action)).<Object>thenApply((before) -> before)
                 .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER);
+    }
+
+    /**
+     * The server that answers for a node now, as a marker names it: a Sentinel node's current master, else the node's
+     * own address. A Sentinel group's promoted replica is another server than its former master.
+     */
+    private String server(int index) {
+        List<String> servers = this.nodes[index].servers();
+        return this.nodes[index].isSentinel() && !servers.isEmpty() ? servers.get(0) : this.nodes[index].name();
     }
 
     private boolean quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
@@ -356,16 +480,22 @@ public final class RestartGuard implements AutoCloseable {
         return true;
     }
 
-    /** Records, on every other connected node, that this client sees the node answer as {@code runId} now. */
-    private void record(int index, String runId) {
+    /**
+     * Records, on every other connected node, that this client sees the node answer as {@code runId} now; returns the
+     * writes, each completing with {@link #NO_ANSWER} where it failed or timed out (it is written again at the next
+     * refresh).
+     */
+    private List<CompletableFuture<Object>> record(int index, String runId) {
         byte[] run = ascii(runId);
+        List<CompletableFuture<Object>> writes = new ArrayList<>();
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && this.nodes[j].isConnected()) {
-                this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run, ascii(Long.toString(this.maxTtlMillis)),
-                        ascii(Long.toString(this.quarantineMillis)))
-                        .exceptionally((failure) -> null); // refreshed again soon
+                writes.add(this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run,
+                        ascii(Long.toString(this.maxTtlMillis)), ascii(Long.toString(this.quarantineMillis)))
+                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER));
             }
         }
+        return writes;
     }
 
     /**

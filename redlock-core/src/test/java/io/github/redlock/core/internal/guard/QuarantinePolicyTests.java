@@ -23,6 +23,9 @@ class QuarantinePolicyTests {
 
     private static final NodeRecords NONE = new NodeRecords(List.of());
 
+    /** The server that answers the checks. */
+    private static final String SERVER = "127.0.0.1:7001";
+
     @Test
     void aNodeNoClientRecordedVotesAtOnce() {
         assertThat(auto(server("fresh", 0), null, NONE, null)).isEqualTo(Verdict.VOTE);
@@ -69,10 +72,10 @@ class QuarantinePolicyTests {
 
     @Test
     void alwaysQuarantinesEveryNodeUpForLessThanTheQuarantineFirstStartIncluded() {
-        Verdict verdict = QuarantinePolicy.judge(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("fresh", 10), null, NONE, null);
+        Verdict verdict = QuarantinePolicy.judge(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("fresh", 10), null, NONE, null, SERVER);
         assertThat(verdict.quarantine()).contains("up for only 10 s (restart-quarantine ALWAYS)");
         assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE - 10_000));
-        assertThat(QuarantinePolicy.judge(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("old", 62), null, NONE, null))
+        assertThat(QuarantinePolicy.judge(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("old", 62), null, NONE, null, SERVER))
                 .isEqualTo(Verdict.VOTE);
     }
 
@@ -89,7 +92,7 @@ class QuarantinePolicyTests {
         NodeRecords records = records(entry("earlier", 50_000), entry("before", 800));
         assertThat(auto(durable("now", 1), null, records, "before").quarantine()).isNull();
         assertThat(auto(durable("now", 1), null, records, "earlier").quarantine())
-                .as("a marker of an older process: the one before may have voted without complete data").contains("names run_id earlier");
+                .as("a marker of an older process: the one before may have voted without complete data").contains("names earlier@" + SERVER);
     }
 
     @Test
@@ -133,15 +136,86 @@ class QuarantinePolicyTests {
         NodeRecords records = records(entry("master", 4_000), entry("replica", 900));
         Verdict verdict = auto(durable("replica-again", 1), null, records, "master");
         assertThat(verdict.quarantine()).contains("while in use: run_id replica was seen on it 900 ms ago")
-                .contains("its marker names run_id master, not the process that ran before it (replica)");
+                .contains("its marker names master@" + SERVER + ", not the process that ran before it on this server (replica@" + SERVER + ")");
         assertThat(verdict.waitNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(QUARANTINE - 1_000));
         // And again, as often as it restarts within the records' lifetime.
         NodeRecords again = records(entry("master", 9_000), entry("replica", 5_000), entry("replica-again", 700));
         assertThat(auto(durable("replica-third", 1), null, again, "master").quarantine()).isNotNull();
     }
 
-    private static Verdict auto(ServerInfo info, String previous, NodeRecords records, String marker) {
-        return QuarantinePolicy.judge(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, info, previous, records, marker);
+    @Test
+    void aCheckReadsMoreNodesThanARecordNeedsSoThatTheTwoSetsAlwaysMeet() {
+        for (int nodes = 2; nodes <= 9; nodes++) {
+            int others = nodes - 1;
+            assertThat(QuarantinePolicy.recordsToConfirm(nodes) + QuarantinePolicy.readersNeeded(nodes)).as("%d nodes", nodes)
+                    .isGreaterThan(others);
+            int quorum = nodes / 2 + 1;
+            assertThat(QuarantinePolicy.recordsToConfirm(nodes)).as("a quorum holds them besides the node: admitted with a minority down")
+                    .isLessThanOrEqualTo(quorum - 1);
+            assertThat(QuarantinePolicy.readersNeeded(nodes)).isLessThanOrEqualTo(others);
+        }
+        assertThat(QuarantinePolicy.recordsToConfirm(5)).isEqualTo(2);
+        assertThat(QuarantinePolicy.readersNeeded(5)).isEqualTo(3);
+        assertThat(QuarantinePolicy.readersNeeded(3)).isEqualTo(2);
+        assertThat(QuarantinePolicy.readersNeeded(1)).as("a single node has no other").isZero();
+    }
+
+    /** The reproduced hole: two readers of five, neither of which holds the record, let a restarted node vote. */
+    @Test
+    void withTooFewTrustedReadersAutoDecidesNothingAndTheNodeDoesNotVote() {
+        Verdict verdict = QuarantinePolicy.check(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, server("now", 3), null, NONE, null, SERVER, 2, 3);
+        assertThat(verdict.decided()).isFalse();
+        assertThat(verdict.quarantine()).contains("could be read from only 2 other node(s) that did not themselves restart while in use, "
+                + "of the 3 the check needs");
+        assertThat(QuarantinePolicy.check(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, server("old", 3_600), null, NONE, null, SERVER, 0, 3)
+                .decided()).as("however long it ran: the longest max-ttl of the fleet is unknown").isFalse();
+        assertThat(QuarantinePolicy.check(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, server("now", 3), null, NONE, null, SERVER, 3, 3))
+                .as("with enough readers, a node no client recorded votes at once").isEqualTo(Verdict.VOTE);
+    }
+
+    @Test
+    void alwaysNeedsNoReaderItGoesByUptime() {
+        assertThat(QuarantinePolicy.check(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("old", 62), null, NONE, null, SERVER, 0, 3))
+                .isEqualTo(Verdict.VOTE);
+        assertThat(QuarantinePolicy.check(RestartQuarantine.ALWAYS, MAX_TTL, QUARANTINE, server("young", 2), null, NONE, null, SERVER, 0, 3)
+                .quarantine()).contains("restart-quarantine ALWAYS");
+    }
+
+    @Test
+    void aReaderCountsOnlyWhileNothingShowsThatItRestartedWithinItsQuarantine() {
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, server("r", 1), null, NONE)).as("never recorded").isTrue();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, null, null, NONE)).as("no answer").isFalse();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, new ServerInfo("r", 900, false, false, false), null, NONE))
+                .as("a replica").isFalse();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, server("r", 5), null, records(entry("r-before", 10))))
+                .as("restarted while in use 5 s ago: it may have lost records").isFalse();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, server("r", 5), "r-before", NONE))
+                .as("restarted under this client").isFalse();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, server("r", 70), null, records(entry("r-before", 10))))
+                .as("its quarantine is over: every live client wrote its records there again").isTrue();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, durable("r", 5), null, records(entry("r-before", 10))))
+                .as("durable, but its marker is not read for a reader").isFalse();
+        assertThat(QuarantinePolicy.trustedReader(MAX_TTL, QUARANTINE, promoted("r", 900), null, records(entry("master", 10))))
+                .as("a promoted replica").isFalse();
+    }
+
+    /** The quick failover: a promoted replica restarts from its log before any client recorded it; the records name its former master. */
+    @Test
+    void aMarkerOfAnotherServerProvesNothingEvenWhenItNamesTheLastProcessRecorded() {
+        String former = QuarantinePolicy.markerOf("master", "127.0.0.1:7002");
+        Verdict verdict = QuarantinePolicy.judge(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, durable("replica-again", 1), null,
+                records(entry("master", 700)), former, SERVER);
+        assertThat(verdict.quarantine()).contains("its marker names master@127.0.0.1:7002, not the process that ran before it on this "
+                + "server (master@127.0.0.1:7001)");
+    }
+
+    private static Verdict auto(ServerInfo info, String previous, NodeRecords records, String markerRunId) {
+        return QuarantinePolicy.judge(RestartQuarantine.AUTO, MAX_TTL, QUARANTINE, info, previous, records, marker(markerRunId), SERVER);
+    }
+
+    /** The marker a process of the node's server wrote, or null. */
+    private static String marker(String runId) {
+        return (runId != null) ? QuarantinePolicy.markerOf(runId, SERVER) : null;
     }
 
     private static ServerInfo server(String runId, long uptimeSeconds) {
