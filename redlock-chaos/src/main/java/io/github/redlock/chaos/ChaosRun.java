@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redlock.test.Capabilities;
 import io.github.redlock.test.RedisNode;
 
 /**
@@ -127,6 +128,10 @@ public final class ChaosRun {
         }
         Path faketime = faketime().orElse(null);
         if (faketime == null) {
+            if (Capabilities.required(Capabilities.FAKETIME)) {
+                throw new IllegalStateException("libfaketime is not installed (apt-get install libfaketime), and this build requires the clock "
+                        + "faults (" + Capabilities.VARIABLE + ")");
+            }
             System.out.println("libfaketime is not installed (apt-get install libfaketime): the clock faults are skipped");
             nodes.add(RedisNode.start());
             return null;

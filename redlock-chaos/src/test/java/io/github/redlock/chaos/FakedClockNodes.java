@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redlock.test.Capabilities;
 import io.github.redlock.test.RedisNode;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Five nodes for the clock tests, the last one's clock set by a file that {@code libfaketime} reads on every
@@ -27,7 +27,7 @@ final class FakedClockNodes implements AutoCloseable {
     /** Starts four nodes and a fifth whose clock is off by {@code offset} (libfaketime's syntax, e.g. {@code +0s}). */
     static FakedClockNodes start(Path directory, String offset) throws IOException {
         Path faketime = ChaosRun.faketime().orElse(null);
-        Assumptions.assumeTrue(faketime != null, "libfaketime is not installed (apt-get install libfaketime)");
+        Capabilities.assume(Capabilities.FAKETIME, faketime != null, "libfaketime is not installed (apt-get install libfaketime)");
         FakedClockNodes nodes = new FakedClockNodes(directory.resolve("clock-offset"));
         nodes.setClock(offset);
         try {

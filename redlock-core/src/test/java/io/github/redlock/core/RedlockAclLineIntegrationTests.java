@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.redlock.test.Capabilities;
 import io.github.redlock.test.RedisNode;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +42,7 @@ class RedlockAclLineIntegrationTests {
     @Test
     void valkeyAcceptsTheLineAndLocksAsItsUser() {
         Optional<Path> valkey = TestSupport.onPath("valkey-server");
-        assumeTrue(valkey.isPresent(), "no valkey-server on the PATH (.ci/run installs it)");
+        Capabilities.assume(Capabilities.VALKEY, valkey.isPresent(), "no valkey-server on the PATH (.ci/run installs it)");
         locksAsTheReadmesUser(() -> RedisNode.start(valkey.get()), "valkey_version:");
     }
 

@@ -25,6 +25,12 @@ class RedlockLeastPrivilegeIntegrationTests {
 
     private static final String PASSWORD = "redlock-acl-test";
 
+    /** The builder's default retry delay. */
+    private static final Duration RETRY_DELAY = Duration.ofMillis(100);
+
+    /** A retry delay after which a grant within a second can only be a release message's doing. */
+    private static final Duration SLOW_RETRY_DELAY = Duration.ofSeconds(4);
+
     private RedisNodes nodes;
 
     @BeforeEach
@@ -40,16 +46,19 @@ class RedlockLeastPrivilegeIntegrationTests {
 
     @Test
     void everyKindOfLockWorksAsTheLeastPrivilegedUserAndNoCommandIsRefused() throws Exception {
-        try (Redlock first = redlock(true); Redlock second = redlock(true)) {
+        // The second client retries after 2 s or more (a retry delay of 4 s): a grant within 1 s of the release is the
+        // release message's doing.
+        try (Redlock first = redlock(true, RETRY_DELAY); Redlock second = redlock(true, SLOW_RETRY_DELAY);
+                NodeInspector inspector = new NodeInspector(this.nodes.uris())) {
             RedlockLease exclusive = first.acquire("acl:x", Duration.ofSeconds(10), Duration.ZERO);
             assertThat(second.tryAcquire("acl:x", Duration.ofSeconds(10))).isEmpty();
             assertThat(exclusive.extend(Duration.ofSeconds(10))).isTrue();
             CompletableFuture<RedlockLease> waiting = second.acquireAsync("acl:x", Duration.ofSeconds(10), Duration.ofSeconds(20));
-            Thread.sleep(200);
+            awaitTrue(Duration.ofSeconds(5), () -> !inspector.channels(0).isEmpty()); // refused, and waiting for a release
             long released = System.nanoTime();
             assertThat(exclusive.release()).isTrue();
             RedlockLease next = waiting.get();
-            assertThat(TestSupport.millisSince(released)).as("woken by the release message, not by a retry").isLessThan(5_000);
+            assertThat(TestSupport.millisSince(released)).as("ms from the release to the grant, retry delay 4 s").isLessThan(1_000);
             assertThat(next.fencingToken()).isGreaterThan(exclusive.fencingToken());
             assertThat(next.release()).isTrue();
 
@@ -94,8 +103,12 @@ class RedlockLeastPrivilegeIntegrationTests {
     }
 
     private Redlock redlock(boolean fencing) {
+        return redlock(fencing, RETRY_DELAY);
+    }
+
+    private Redlock redlock(boolean fencing, Duration retryDelay) {
         List<String> uris = this.nodes.nodes().stream().map((node) -> "redis://redlock:" + PASSWORD + "@" + node.hostAndPort()).toList();
-        return TestSupport.patientBuilder().nodes(uris).maxTtl(Duration.ofSeconds(30)).fencing(fencing).build();
+        return TestSupport.patientBuilder().nodes(uris).maxTtl(Duration.ofSeconds(30)).fencing(fencing).retryDelay(retryDelay).build();
     }
 
     /**

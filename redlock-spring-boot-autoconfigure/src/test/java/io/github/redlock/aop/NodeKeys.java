@@ -32,7 +32,11 @@ final class NodeKeys implements AutoCloseable {
         }
     }
 
-    /** How many nodes hold the Redis key (the lock's key with its prefix) now; a node that fails to answer counts as not. */
+    /**
+     * How many nodes hold the Redis key (the lock's key with its prefix) now. Every node must answer: one that does not
+     * fails the read rather than count as not holding, so that "no node holds it" is never the silence of a node.
+     * @throws IllegalStateException naming the node that did not answer
+     */
     int holding(String redisKey) {
         int holding = 0;
         for (StatefulRedisConnection<String, String> connection : this.connections) {
@@ -42,15 +46,31 @@ final class NodeKeys implements AutoCloseable {
                 }
             }
             catch (RuntimeException ex) {
-                // a paused or killed node: it does not hold the key as far as the test can tell
+                throw new IllegalStateException("a node did not answer whether it holds " + redisKey, ex);
             }
         }
         return holding;
     }
 
-    /** Waits until no node holds the key, for at most {@code bound}; fails naming the key otherwise. */
+    /** Waits until every node answers that it does not hold the key, for at most {@code bound}; fails naming the key otherwise. */
     void awaitGone(String redisKey, Duration bound) {
-        await(() -> holding(redisKey) == 0, bound, () -> redisKey + " is still on " + holding(redisKey) + " node(s) after " + bound);
+        await(() -> {
+            try {
+                return holding(redisKey) == 0;
+            }
+            catch (IllegalStateException ex) {
+                return false; // a node that does not answer is no evidence that the key is gone: ask again
+            }
+        }, bound, () -> redisKey + " is not gone from every node after " + bound + ": " + describe(redisKey));
+    }
+
+    private String describe(String redisKey) {
+        try {
+            return "still on " + holding(redisKey) + " node(s)";
+        }
+        catch (IllegalStateException ex) {
+            return ex.getMessage();
+        }
     }
 
     /** Polls until the condition holds, for at most {@code bound}; fails with the message otherwise. */

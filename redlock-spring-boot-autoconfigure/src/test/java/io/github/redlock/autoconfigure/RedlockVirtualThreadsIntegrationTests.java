@@ -13,13 +13,13 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.github.redlock.test.Capabilities;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The library on virtual threads ({@code spring.threads.virtual.enabled=true}), run by {@link VirtualThreadsRun} in
@@ -40,7 +40,8 @@ class RedlockVirtualThreadsIntegrationTests {
     @BeforeAll
     static void findJava21() {
         Optional<Path> found = java21OrLater();
-        assumeTrue(found.isPresent(), "No Java 21 or later found: set -Dredlock.test.java21 or JAVA21_HOME to run the virtual thread tests");
+        Capabilities.assume(Capabilities.JDK21, found.isPresent(),
+                "No Java 21 or later found: set -Dredlock.test.java21 or JAVA21_HOME to run the virtual thread tests");
         java = found.get();
     }
 

@@ -128,7 +128,7 @@ public final class RedisNode implements AutoCloseable {
     /**
      * Starts a node that serves TLS on a port of its own ({@link #tlsUri()}) with the server certificate of
      * {@code certificates}, beside its plain port (which the harness's own commands use), and waits until it answers.
-     * Clients are not asked for certificates. Needs a server built with TLS (Debian's is; the shipped binary is not).
+     * Clients are not asked for certificates. Needs a server built with TLS (Debian's is, and so is the shipped 6.2 binary).
      * @param certificates the certificates to serve
      * @return the running node
      * @throws IllegalStateException when it does not start, e.g. a server built without TLS

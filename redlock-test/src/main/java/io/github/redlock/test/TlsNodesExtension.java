@@ -3,7 +3,6 @@ package io.github.redlock.test;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -11,8 +10,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A JUnit Jupiter extension that generates {@link TlsCertificates} and starts real nodes serving TLS with them once per
  * test class, and stops them and deletes the certificates after it. Where certificates cannot be generated
- * ({@code openssl} missing) or the server has no TLS (the binary shipped in {@code embedded-redis}), the class is
- * skipped with a message that says which. Register it on a static field:
+ * ({@code openssl} missing) or the server refuses the TLS options (a build without TLS; Debian's and the binary shipped
+ * in {@code embedded-redis} both have it), the class is skipped with a message that says which, or fails where the build
+ * requires TLS ({@link Capabilities#TLS}); any other failure to start the nodes fails the class. Register it on a static
+ * field:
  *
  * <pre>{@code
  * @RegisterExtension
@@ -81,15 +82,26 @@ public final class TlsNodesExtension implements BeforeAllCallback, AfterAllCallb
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        Assumptions.assumeTrue(TlsCertificates.available(), "needs openssl to generate certificates");
+        Capabilities.assume(Capabilities.TLS, TlsCertificates.available(), "needs openssl to generate certificates (apt-get install openssl)");
         TlsCertificates generated = TlsCertificates.generate();
         this.certificates = generated;
         try {
             this.nodes = RedisNodes.startTls(this.count, generated);
         }
         catch (IllegalStateException ex) {
-            Assumptions.assumeTrue(false, "needs a redis-server built with TLS: " + ex.getMessage());
+            // Skipped only where the server provably has no TLS: it refuses the TLS options themselves. Any other failure
+            // to start (a timeout, a crash, a port) fails the class.
+            Capabilities.assume(Capabilities.TLS, !lacksTls(ex), "needs a redis-server built with TLS, and "
+                    + ((ex.getMessage() != null) ? ex.getMessage().lines().filter((line) -> line.contains("tls")).findFirst().orElse("") : ""));
+            throw ex;
         }
+    }
+
+    /** Whether a failure to start says that the server does not know the TLS options (a build without TLS). */
+    static boolean lacksTls(IllegalStateException failure) {
+        String message = String.valueOf(failure.getMessage());
+        return message.contains("tls-") && (message.contains("Bad directive") || message.contains("Unrecognized option")
+                || message.contains("unknown option"));
     }
 
     @Override

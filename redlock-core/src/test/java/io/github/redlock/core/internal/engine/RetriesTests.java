@@ -124,7 +124,7 @@ class RetriesTests {
         this.result.cancel(false);
         first.outcome().complete(Attempt.acquired(lease(HOUR)));
         assertThat(this.engine.releases.get()).isEqualTo(1);
-        assertThat(this.engine.tracked).allSatisfy((work) -> assertThat(work).isDone());
+        assertThat(this.engine.tracked).as("the release is tracked, so that a close waits for it").isNotEmpty().allSatisfy((work) -> assertThat(work).isDone());
     }
 
     @Test
