@@ -314,7 +314,8 @@ class RedlockIntegrationTests {
             interrupted.set(Thread.currentThread().isInterrupted());
         });
         waiter.start();
-        Thread.sleep(200);
+        // Refused once, and waiting: its record of waiting is on the nodes.
+        awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().exists("redlock:k\u00FFwaiting").contains(true));
         waiter.interrupt();
         waiter.join(5_000);
         holder.release();

@@ -85,7 +85,10 @@ class RedlockManagedServiceIntegrationTests {
             try (Redlock first = TestSupport.patientBuilder().nodes(uris).build(); Redlock second = TestSupport.patientBuilder().nodes(uris).build()) {
                 RedlockLease held = first.acquire("managed:wait", Duration.ofSeconds(30), Duration.ZERO);
                 CompletableFuture<RedlockLease> waiting = second.acquireAsync("managed:wait", Duration.ofSeconds(10), Duration.ofSeconds(20));
-                Thread.sleep(300);
+                try (NodeInspector inspector = new NodeInspector(nodes.uris())) {
+                    // Refused once, and waiting (by retrying, without the refused command): its record of waiting is on the nodes.
+                    awaitTrue(Duration.ofSeconds(5), () -> inspector.exists("redlock:managed:wait\u00FFwaiting").contains(true));
+                }
                 assertThat(waiting).isNotDone();
                 assertThat(held.release()).isTrue();
                 // Long before the held key's 30 s expiry: the waiter's own retries find the lock free.
