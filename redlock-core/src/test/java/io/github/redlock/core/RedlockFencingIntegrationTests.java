@@ -236,10 +236,13 @@ class RedlockFencingIntegrationTests {
             assertThat(redlock.nodeStatuses().values()).as("right after build(), on nodes up for less than two seconds")
                     .allSatisfy((status) -> assertThat(status.state()).isEqualTo(NodeStatus.State.UP));
             fresh.node(4).restart();
-            long restarted = System.nanoTime();
+            // From the moment the client is connected to the new process, not from the restart: a reconnect on a loaded
+            // machine may take its time, and is not what this test measures.
+            awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeConnections().get(fresh.node(4).hostAndPort()));
+            long reconnected = System.nanoTime();
             awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeStatuses().get(fresh.node(4).hostAndPort()).state() == NodeStatus.State.UP);
-            assertThat(TestSupport.millisSince(restarted)).as("ms until the restarted node votes; waiting to settle takes 2,000")
-                    .isLessThan(1_500);
+            assertThat(TestSupport.millisSince(reconnected)).as("ms from the reconnect until the restarted node votes; waiting to settle "
+                    + "takes 2,000").isLessThan(1_500);
         }
     }
 
