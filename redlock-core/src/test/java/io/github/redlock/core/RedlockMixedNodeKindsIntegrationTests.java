@@ -54,7 +54,11 @@ class RedlockMixedNodeKindsIntegrationTests {
                     RedlockLease exclusive = redlock.acquire("mixed", Duration.ofSeconds(10), Duration.ZERO);
                     assertThat(other.tryAcquire("mixed", Duration.ofSeconds(10))).isEmpty();
                     CompletableFuture<RedlockLease> waiter = other.acquireAsync("mixed", Duration.ofSeconds(10), Duration.ofSeconds(8));
-                    Thread.sleep(200);
+                    // Refused once, and waiting: its record of waiting is on a server of a node that is not cut off.
+                    RedisNode reachable = (cut == standalone) ? group.master() : standalone;
+                    try (NodeInspector inspector = new NodeInspector(List.of(reachable.uri()))) {
+                        awaitTrue(Duration.ofSeconds(5), () -> inspector.exists("redlock:mixed\u00FFwaiting").contains(true));
+                    }
                     assertThat(exclusive.release()).isTrue();
                     waiter.get(8, TimeUnit.SECONDS).release(); // woken by the release, or its retry
 

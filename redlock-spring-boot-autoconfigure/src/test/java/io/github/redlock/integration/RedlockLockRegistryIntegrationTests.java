@@ -8,8 +8,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 import io.github.redlock.core.Redlock;
+import io.github.redlock.test.Poll;
 import io.github.redlock.test.RedisClientExtension;
 import io.github.redlock.test.RedisNodesExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -61,7 +64,7 @@ class RedlockLockRegistryIntegrationTests {
                 throw new IllegalStateException(ex);
             }
         }, this.threads);
-        Thread.sleep(100);
+        Poll.until(Duration.ofSeconds(5), () -> subscribed(0), () -> "the other instance never waited for a release"); // refused, and waiting
         mine.unlock();
         assertThat(waiting.get(10, TimeUnit.SECONDS)).as("the waiter took it after the unlock").isTrue();
     }
@@ -181,6 +184,17 @@ class RedlockLockRegistryIntegrationTests {
 
     private boolean onAnotherThread(java.util.concurrent.Callable<Boolean> call) throws Exception {
         return this.threads.submit(call).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Whether a client listens for releases on a node (a caller that waits subscribes; one that gave up does not). */
+    private static boolean subscribed(int node) {
+        RedisClient client = RedisClient.create(redis.uris().get(node));
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return !connection.sync().pubsubChannels().isEmpty();
+        }
+        finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
     }
 
 }
