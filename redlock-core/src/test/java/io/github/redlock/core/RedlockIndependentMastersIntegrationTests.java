@@ -31,4 +31,26 @@ class RedlockIndependentMastersIntegrationTests {
         }
     }
 
+    /**
+     * A replica listed as a node does not vote (docs/safety.md): it would grant what its master granted, or what its
+     * master never saw. Five nodes of which the last is a replica of the fourth: the four masters take locks, and the
+     * replica never counts toward a quorum, nor as a reader of the others' restart records.
+     */
+    @Test
+    void aReplicaListedAsANodeDoesNotVote() throws Exception {
+        try (RedisNodes redis = RedisNodes.start(5)) {
+            ServerCommands.call(redis.node(4), "REPLICAOF", "127.0.0.1", String.valueOf(redis.node(3).port()));
+            try (Redlock redlock = TestSupport.patientBuilder().nodes(redis.uris()).build()) {
+                TestSupport.awaitTrue(Duration.ofSeconds(10), () -> redlock.nodeStatuses().get(redis.node(4).hostAndPort()).state()
+                        == NodeStatus.State.QUARANTINED);
+                NodeStatus replica = redlock.nodeStatuses().get(redis.node(4).hostAndPort());
+                assertThat(replica.reason()).contains("a replica, not a master");
+                assertThat(redlock.tryAcquire("k", Duration.ofSeconds(5))).as("four masters").hasValueSatisfying(RedlockLease::release);
+                redis.node(0).kill();
+                redis.node(1).kill();
+                assertThat(redlock.tryAcquire("k", Duration.ofSeconds(5))).as("two masters and a replica are no quorum").isEmpty();
+            }
+        }
+    }
+
 }

@@ -68,9 +68,38 @@ class RedlockManagedServiceIntegrationTests {
         waiterTakesTheLockAsAUserWithout("+publish");
     }
 
+    /** And a warning names a node that refuses SUBSCRIBE, with what to allow (the README's production checklist says so). */
     @Test
     void withoutSubscribeAWaiterStillTakesTheLockByRetrying() throws Exception {
-        waiterTakesTheLockAsAUserWithout("+subscribe");
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("io.github.redlock.core.internal.release.ReleaseMessages");
+        List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getLevel() == java.util.logging.Level.WARNING) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+
+        };
+        logger.addHandler(handler);
+        try {
+            waiterTakesTheLockAsAUserWithout("+subscribe");
+        }
+        finally {
+            logger.removeHandler(handler);
+        }
+        assertThat(warnings).extracting(java.util.logging.LogRecord::getMessage).anySatisfy((message) -> assertThat(message)
+                .startsWith("Redis node 127.0.0.1:").contains("refuses SUBSCRIBE on the release channels").contains("allow the user +subscribe"));
     }
 
     private static void waiterTakesTheLockAsAUserWithout(String refused) throws Exception {

@@ -146,6 +146,28 @@ class RedlockRestartQuarantineIntegrationTests {
     }
 
     /**
+     * A durable node whose {@code appendfsync} is weakened at run time no longer proves that it keeps what it
+     * acknowledged: its kept-data marker is deleted within a refresh period, so a restart afterwards is quarantined.
+     */
+    @Test
+    void weakeningAppendfsyncAtRunTimeDropsTheKeptDataMarker() {
+        String marker = "redlock:\u00FFkept-since";
+        try {
+            redis.node(2).restart(DURABLE);
+            try (Redlock client = redlock(SHORT_MAX_TTL, RestartQuarantine.AUTO)) {
+                awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get(2, marker) != null); // it votes, and is durable
+                ServerCommands.call(redis.node(2), "CONFIG", "SET", "appendfsync", "everysec");
+                // A refresh period is a quarter of the quarantine, about 0.5 s for a max-ttl of 1 s.
+                awaitTrue(Duration.ofSeconds(10), () -> this.nodes.get(2, marker) == null);
+                assertThat(client.nodeStatuses().get(redis.node(2).hostAndPort()).state()).isEqualTo(NodeStatus.State.UP);
+            }
+        }
+        finally {
+            redis.node(2).restart();
+        }
+    }
+
+    /**
      * A fleet: the first client (max-ttl 20 s) holds the lock through the restarted node; a second client with a
      * max-ttl of 1 s, built once the node has been up for longer than its own quarantine (1 s, drift and a
      * second), must not let it vote while the first lease may still depend on it.
