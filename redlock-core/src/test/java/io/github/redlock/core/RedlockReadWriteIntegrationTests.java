@@ -284,7 +284,9 @@ class RedlockReadWriteIntegrationTests {
         AtomicInteger reads = new AtomicInteger();
         AtomicInteger writes = new AtomicInteger();
         AtomicInteger writersInside = new AtomicInteger();
+        AtomicInteger readersInside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger besideReaders = new AtomicInteger();
         long runNanos = TimeUnit.SECONDS.toNanos(TestSupport.SOAK ? 30 : 3);
         long end = System.nanoTime() + runNanos;
         ExecutorService pool = Executors.newFixedThreadPool(6);
@@ -303,6 +305,9 @@ class RedlockReadWriteIntegrationTests {
                             if (writersInside.incrementAndGet() > 1) {
                                 overlaps.incrementAndGet();
                             }
+                            if (readersInside.get() > 0) {
+                                besideReaders.incrementAndGet(); // a writer let in while readers hold the lock
+                            }
                             long value = first.get() + 1;
                             first.set(value);
                             sleep(2); // the torn moment a reader must never see
@@ -316,10 +321,12 @@ class RedlockReadWriteIntegrationTests {
                             if (lease.isEmpty()) {
                                 continue;
                             }
+                            readersInside.incrementAndGet();
                             if (writersInside.get() > 0 || first.get() != second.get()) {
                                 torn.incrementAndGet();
                             }
                             sleep(1);
+                            readersInside.decrementAndGet();
                             reads.incrementAndGet();
                             lease.get().release();
                         }
@@ -334,10 +341,12 @@ class RedlockReadWriteIntegrationTests {
         finally {
             pool.shutdownNow();
         }
-        System.out.printf("Mixed readers and writers for %d s: %d reads, %d writes, %d torn reads, %d writer overlaps%n",
-                TimeUnit.NANOSECONDS.toSeconds(runNanos), reads.get(), writes.get(), torn.get(), overlaps.get());
+        System.out.printf("Mixed readers and writers for %d s: %d reads, %d writes, %d torn reads, %d writer overlaps, %d writers "
+                + "beside readers%n", TimeUnit.NANOSECONDS.toSeconds(runNanos), reads.get(), writes.get(), torn.get(), overlaps.get(),
+                besideReaders.get());
         assertThat(torn.get()).isZero();
         assertThat(overlaps.get()).isZero();
+        assertThat(besideReaders.get()).as("writers that found a reader inside").isZero();
         assertThat(writes.get()).isPositive();
         assertThat(reads.get()).isPositive();
         assertThat(first.get()).isEqualTo(writes.get());
