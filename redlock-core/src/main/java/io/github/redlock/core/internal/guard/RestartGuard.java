@@ -208,7 +208,7 @@ public final class RestartGuard implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Object> marker = mark(index, epoch, info, info.durable() ? "read" : "delete");
-        Verdict known = known(index, info.runId());
+        Verdict known = known(index, info);
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : (known != null) ? CompletableFuture.completedFuture(known)
                 : evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept));
@@ -261,13 +261,15 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * The verdict on a node that answers as the server process this client decided on before: it did not restart since,
-     * so it lost nothing, and it votes, or waits out what is left of the quarantine this client gave that process. Null
-     * for any other process, which is checked against the other nodes.
+     * The verdict on a node that answers as the server process this client decided on before, and has been a master
+     * since its start: it did not restart since, so it lost nothing, and it votes, or waits out what is left of the
+     * quarantine this client gave that process. Null for any other process, and for one that was promoted (a former
+     * master that a failover made a replica and a failback a master again keeps its run_id, but took its new master's
+     * data): those are checked against the other nodes.
      */
-    private @Nullable Verdict known(int index, String runId) {
+    private @Nullable Verdict known(int index, ServerInfo info) {
         Decision before = this.decided.get(index);
-        if (before == null || !before.runId().equals(runId)) {
+        if (before == null || !before.runId().equals(info.runId()) || info.promoted()) {
             return null;
         }
         long left = before.votesFromNanos() - System.nanoTime();
@@ -375,6 +377,12 @@ public final class RestartGuard implements AutoCloseable {
      */
     private CompletableFuture<Evidence> evidence(int index) {
         int count = this.nodes.length;
+        // A node whose connection dropped while it was read (a restart between two of its answers) gave no answer: its
+        // records may come from one process and its INFO from the next.
+        long[] epochs = new long[count];
+        for (int j = 0; j < count; j++) {
+            epochs[j] = this.nodes[j].vote().current().epoch();
+        }
         List<CompletableFuture<Object>> all = new ArrayList<>();
         List<List<CompletableFuture<Object>>> reads = new ArrayList<>(); // [whose records][read from]
         List<CompletableFuture<Object>> infos = new ArrayList<>();
@@ -400,12 +408,16 @@ public final class RestartGuard implements AutoCloseable {
             ServerInfo[] answers = new ServerInfo[count];
             NodeRecords[] records = new NodeRecords[count];
             boolean[][] answered = new boolean[count][count];
+            boolean[] steady = new boolean[count];
             for (int j = 0; j < count; j++) {
-                answers[j] = (infos.get(j).join() instanceof ServerInfo info) ? info : null;
+                steady[j] = this.nodes[j].vote().current().epoch() == epochs[j];
+            }
+            for (int j = 0; j < count; j++) {
+                answers[j] = (steady[j] && infos.get(j).join() instanceof ServerInfo info) ? info : null;
                 List<Object> replies = new ArrayList<>();
                 for (int k = 0; k < count; k++) {
                     Object reply = reads.get(j).get(k).join();
-                    answered[j][k] = reply != NO_ANSWER;
+                    answered[j][k] = steady[k] && reply != NO_ANSWER;
                     if (answered[j][k]) {
                         replies.add(reply);
                     }

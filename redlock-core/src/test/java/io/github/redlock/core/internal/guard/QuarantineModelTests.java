@@ -16,12 +16,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The restart rule as a property, over generated histories of a small model that drives the real policy functions
- * ({@link QuarantinePolicy#check}, {@link QuarantinePolicy#trustedReader}, {@link QuarantinePolicy#recordsToConfirm},
- * {@link QuarantinePolicy#readersNeeded}) the way {@link RestartGuard} does: N nodes (3, 5, 7), three clients with
- * different max-ttls, each reaching only some nodes at a time (partitions that change), leases on one key, record
- * writes that may fail, and nodes that restart empty, restart with their data (durable), or fail over to a replica
- * that lacks the latest key and later restarts from its own log. The property: no two leases are valid at once (no
- * node votes for a grant while a lease granted before its restart may still be valid).
+ * ({@link QuarantinePolicy#check}, {@link QuarantinePolicy#trustedReader}, {@link
+ * QuarantinePolicy#recordsToConfirm}, {@link QuarantinePolicy#readersNeeded}) the way {@link RestartGuard} does: N
+ * nodes (3, 5, 7), three clients with different max-ttls, each reaching only some nodes at a time (partitions that
+ * change) and now and then replaced by a new instance that remembers nothing, leases on one key, record writes that
+ * may fail, and nodes that restart empty, restart with their data (durable), or fail over to a replica that lacks
+ * the latest key and later restarts from its own log; every client writes its records again every quarter of its
+ * quarantine, each write failing one time in ten. The property: no two leases are valid at once (no node votes for
+ * a grant while a lease granted before its restart may still be valid).
  * <p>
  * Each history is seeded, and a violation names its seed and steps. The model keeps the rule's one assumption: no two
  * nodes lose their memory (an empty restart or a failover) within one record lifetime of each other. The same model
@@ -48,7 +50,7 @@ class QuarantineModelTests {
     /** Hole 1: a check that reads two nodes of five, which need not hold the record a holder's client wrote on two others. */
     @Test
     void theFormerReadsLetARestartedNodeVoteWhenItsRecordsAreOnNodesTheCheckDidNotRead() {
-        Result result = explore(5, Policy.FORMER_READS, Faults.EMPTY_RESTARTS, true, HISTORIES);
+        Result result = explore(5, Policy.FORMER_READS, Faults.EMPTY_RESTARTS, true, HISTORIES * 4);
         assertThat(result.violations).as("the model finds the hole").isNotEmpty();
     }
 
@@ -177,6 +179,8 @@ class QuarantineModelTests {
 
         final boolean[] checked;
 
+        long refreshedAt;
+
         Client(int nodes, long maxTtl) {
             this.maxTtl = maxTtl;
             this.quarantine = maxTtl + 1_000;
@@ -254,10 +258,40 @@ class QuarantineModelTests {
                 else if (action < 72) {
                     restart(this.random.nextInt(this.count));
                 }
+                else if (action < 76) {
+                    newInstance(this.random.nextInt(this.clients.length));
+                }
                 else {
                     this.now += this.random.nextInt(1_500);
                 }
+                refreshesDue();
             }
+        }
+
+        /** Every client writes its records again every quarter of its quarantine, as RestartGuard's refresh does. */
+        private void refreshesDue() {
+            for (int c = 0; c < this.clients.length; c++) {
+                Client client = this.clients[c];
+                if (this.now - client.refreshedAt >= NodeRecords.refreshMillis(client.quarantine)) {
+                    refresh(c);
+                    client.refreshedAt = this.now;
+                }
+            }
+        }
+
+        /**
+         * A client's process is replaced by a new one (a crash and restart, a new pod): it starts with no memory of any
+         * node and its own reach; the leases of the process it replaces stay valid until they expire.
+         */
+        private void newInstance(int c) {
+            Client client = this.clients[c];
+            Arrays.fill(client.decided, null);
+            Arrays.fill(client.votesFrom, 0);
+            Arrays.fill(client.checked, false);
+            for (int i = 0; i < this.count; i++) {
+                client.reach[i] = this.random.nextInt(10) < 7;
+            }
+            this.steps.add(this.now + " client " + c + " is a new instance reaching " + Arrays.toString(client.reach));
         }
 
         private void partition(int c) {
@@ -401,7 +435,7 @@ class QuarantineModelTests {
             ServerInfo info = info(node);
             String previous = client.decided[x];
             Verdict verdict;
-            if (this.policy != Policy.FORMER_READS && node.runId.equals(previous)) {
+            if (this.policy != Policy.FORMER_READS && node.runId.equals(previous) && !node.promoted) {
                 verdict = (this.now >= client.votesFrom[x]) ? Verdict.VOTE : Verdict.waitFor("known", TimeUnit.MILLISECONDS.toNanos(client.votesFrom[x] - this.now));
             }
             else {
