@@ -196,7 +196,10 @@ class RedlockObservationRegistryIntegrationTests {
                 traced.acquire("cart:7", Duration.ofSeconds(10), Duration.ZERO).release();
             }
             request.stop();
-            awaitTrue(Duration.ofSeconds(5), () -> tracer.getSpans().size() == 3);
+            // Three spans, each ended: a span is listed from its start, and its tags are set when its observation stops,
+            // which for an acquisition may come just after the call returned (the last nodes' replies are recorded).
+            awaitTrue(Duration.ofSeconds(5), () -> tracer.getSpans().size() == 3
+                    && tracer.getSpans().stream().allMatch((span) -> span.getEndTimestamp().isAfter(java.time.Instant.EPOCH)));
             SimpleSpan parent = tracer.getSpans().stream().filter((span) -> span.getName().equals("checkout")).findFirst().orElseThrow();
             SimpleSpan acquire = span(tracer, "redlock acquire");
             SimpleSpan release = span(tracer, "redlock release");
