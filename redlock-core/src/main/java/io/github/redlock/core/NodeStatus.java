@@ -44,7 +44,10 @@ public record NodeStatus(State state, Duration quarantinedFor, String reason, Li
         /** Connected and voting. */
         UP,
 
-        /** Not connected (or not yet checked since it connected): counts as "no". */
+        /**
+         * Not connected (or not yet checked since it connected; or, for a Sentinel group, its master not confirmed lately by
+         * a majority of its sentinels): counts as "no".
+         */
         DOWN,
 
         /** Connected, but restarted recently (or not an independent master): counts as "no" until the time is up. */

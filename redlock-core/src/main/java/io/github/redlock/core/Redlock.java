@@ -505,8 +505,8 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Returns what each node is to the lock now: {@code UP} (voting), {@code DOWN} (not connected, or not yet
-     * checked since it connected) or {@code QUARANTINED} (restarted recently: see {@link RestartQuarantine}; or
+     * Returns what each node is to the lock now: {@code UP} (voting), {@code DOWN} (not connected, not yet
+     * checked since it connected, or a Sentinel group whose master no majority of its sentinels confirmed lately) or {@code QUARANTINED} (restarted recently: see {@link RestartQuarantine}; or
      * not an independent master: a replica, or a server listed twice under two addresses, which waits
      * {@link ChronoUnit#FOREVER}), with how much longer a quarantine lasts and why.
      * @return the nodes in configuration order, by {@code host:port}
@@ -526,6 +526,10 @@ public final class Redlock implements AutoCloseable {
                 // Not an independent master: until a new connection shows otherwise, so "forever".
                 status = new NodeStatus(NodeStatus.State.QUARANTINED, (left > TimeUnit.DAYS.toNanos(365))
                         ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left), vote.reason(), node.servers());
+            }
+            else if (node.unconfirmed() != null) {
+                // A Sentinel node whose master no majority of its sentinels confirmed lately: counts as "no".
+                status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO, String.valueOf(node.unconfirmed()), node.servers());
             }
             else {
                 status = new NodeStatus(NodeStatus.State.UP, Duration.ZERO, "", node.servers());

@@ -200,6 +200,29 @@ public final class RestartGuard implements AutoCloseable {
             this.scheduler.schedule(() -> check(index), 2, TimeUnit.SECONDS);
             return CompletableFuture.completedFuture(null);
         }
+        if (node.isSentinel()) {
+            // Decided only on a server that a majority of the sentinels names: a promoted one's wait then counts from a
+            // moment after the sentinels' switch, which bounds how long a deposed master still counts in another client.
+            return node.confirmedBySentinels(CHECK_TIMEOUT_MILLIS).thenCompose((confirmed) -> {
+                if (node.vote().current().epoch() != epoch) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                if (!confirmed) {
+                    node.vote().checkFailed(epoch, "not checked yet since it connected: " + node.unconfirmed() + "; checked again shortly");
+                    if (node.isConnected()) {
+                        this.scheduler.schedule(() -> check(index), 250, TimeUnit.MILLISECONDS);
+                    }
+                    return CompletableFuture.completedFuture(null);
+                }
+                return decideConfirmed(index, epoch, info);
+            });
+        }
+        return decideConfirmed(index, epoch, info);
+    }
+
+    /** {@link #decide} on a server that is a master, and, of a Sentinel node, confirmed as its master by the sentinels. */
+    private CompletableFuture<Void> decideConfirmed(int index, long epoch, ServerInfo info) {
+        RedisNodeClient node = this.nodes[index];
         String previous = node.vote().runId();
         node.vote().seenRunId(info.runId()); // before comparing with the others: of two concurrent checks, one sees the other
         String notIndependent = notIndependent(index, info);
@@ -211,7 +234,8 @@ public final class RestartGuard implements AutoCloseable {
         Verdict known = known(index, info);
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : (known != null) ? CompletableFuture.completedFuture(known)
-                : evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept));
+                : evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept))
+                        .thenApply((judged) -> node.isSentinel() ? fromNow(judged, info) : judged);
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided))
                 .thenCompose((decided) -> confirmed(index, info, decided)).thenAccept((decided) -> {
                     if (!decided.decided()) { // too few nodes answered: checked again shortly, the node does not vote meanwhile
@@ -258,6 +282,21 @@ public final class RestartGuard implements AutoCloseable {
             logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " " + verdict.note());
         }
         return verdict;
+    }
+
+    /**
+     * A Sentinel node's wait, counted from now (this check, which follows a majority of the sentinels naming the server)
+     * rather than from the server's start, and longer by the bound of the sentinels' confirmations: a client cut off with
+     * a deposed master counts it until at most that bound after a majority of the sentinels switched, and its lease
+     * lives a max-ttl more (docs/nodes.md, "A deposed master").
+     */
+    private static Verdict fromNow(Verdict verdict, ServerInfo info) {
+        if (!verdict.decided() || verdict.quarantine() == null) {
+            return verdict;
+        }
+        long nanos = verdict.waitNanos() + TimeUnit.SECONDS.toNanos(info.masterForSeconds()) + RedisNodeClient.SENTINEL_CONFIRMATION_NANOS;
+        return Verdict.waitFor(verdict.quarantine() + "; a Sentinel group's server waits from the moment a majority of its sentinels "
+                + "named it, " + TimeUnit.NANOSECONDS.toMillis(RedisNodeClient.SENTINEL_CONFIRMATION_NANOS) + " ms longer", nanos);
     }
 
     /**

@@ -89,7 +89,8 @@ public final class RedisNodeClient {
         this.link = new NodeConnection(connector, uri, scheduler, this::ready, this::down);
         this.owed = new OwedReleases(this.name);
         this.unresponsive = NodeReply.notConnected(NodeLimits.SET_LIMIT + " commands await a reply (node frozen or overloaded)");
-        this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler, this::followFailover) : null;
+        this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler, this::followFailover,
+                (named) -> followMaster("a majority of the sentinels name " + named + " as the master"), this.link::address) : null;
         this.cluster = (uri instanceof ClusterUri clusterUri) ? new ClusterShards(connector, clusterUri, scheduler, this::ready, this::down) : null;
     }
 
@@ -190,6 +191,32 @@ public final class RedisNodeClient {
     public boolean isSentinel() {
         return this.sentinels != null;
     }
+
+    /**
+     * Why a Sentinel node may not vote now although its check let it: no majority of its sentinels confirmed, within
+     * {@link #SENTINEL_CONFIRMATION_NANOS}, that the server its connection reaches is the master (docs/nodes.md). Null
+     * when they did, and for any other node.
+     */
+    public @Nullable String unconfirmed() {
+        SentinelWatch watch = this.sentinels;
+        if (watch == null) {
+            return null;
+        }
+        String address = this.link.address();
+        return watch.confirms(address) ? null : watch.unconfirmed(address);
+    }
+
+    /**
+     * Of a Sentinel node: a future completed with true as soon as a majority of its sentinels confirms the server its
+     * connection reaches, or with false after {@code timeoutMillis}. Completed with true at once for any other node.
+     */
+    public CompletableFuture<Boolean> confirmedBySentinels(long timeoutMillis) {
+        SentinelWatch watch = this.sentinels;
+        return (watch == null) ? CompletableFuture.completedFuture(true) : watch.confirmed(this.link.address(), timeoutMillis);
+    }
+
+    /** How long a confirmation by a Sentinel node's sentinels counts (see {@link #unconfirmed()}). */
+    public static final long SENTINEL_CONFIRMATION_NANOS = SentinelWatch.CONFIRMATION_BOUND_NANOS;
 
     /**
      * Of a Sentinel node: drops the connection to the server that answers now and connects to the master that the
@@ -401,7 +428,7 @@ public final class RedisNodeClient {
      * node's queue keeps room for every release.
      */
     public void extend(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        if (connected(keys) && refusedAsUnresponsive(call, index)) {
+        if (connected(keys) && (refusedAsUnresponsive(call, index) || refusedAsUnconfirmed(call, index))) {
             return;
         }
         send(script, keys, args, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
@@ -480,10 +507,28 @@ public final class RedisNodeClient {
      * quarantined): nothing sent, so no clean-up owed.
      */
     private boolean refusedAsNotVoting(QuorumCall call, int index) {
-        if (this.vote.mayVote()) {
+        if (!this.vote.mayVote()) {
+            call.record(index, this.vote.refusal(isConnected()));
+            return true;
+        }
+        return refusedAsUnconfirmed(call, index);
+    }
+
+    /**
+     * Refuses a command that would count toward a lease's validity (an acquisition, an extension) through a Sentinel
+     * node's server while a majority of its sentinels has not freshly confirmed it as the master: it may be a deposed
+     * master that still answers as one, beside a promoted replica that counts in another client.
+     */
+    private boolean refusedAsUnconfirmed(QuorumCall call, int index) {
+        SentinelWatch watch = this.sentinels;
+        if (watch == null) {
             return false;
         }
-        call.record(index, this.vote.refusal(isConnected()));
+        String address = this.link.address();
+        if (watch.confirms(address)) {
+            return false;
+        }
+        call.record(index, NodeReply.notVoting(watch.unconfirmed(address)));
         return true;
     }
 

@@ -18,7 +18,7 @@ class SentinelWatchTests {
 
     private static final RedisURI NODE = RedisURI.create("redis-sentinel://10.0.1.1:26379,10.0.1.2:26380#locks-b");
 
-    private final SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, (announcement) -> { });
+    private final SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, (announcement) -> { }, (named) -> { }, () -> null);
 
     @Test
     void aSwitchOfItsMasterCountsWithTheNewMaster() {
@@ -44,13 +44,53 @@ class SentinelWatchTests {
     @Test
     void eachFailoverIsReportedOnceHoweverManySentinelsAnnounceIt() {
         List<String> reported = new ArrayList<>();
-        SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, reported::add);
+        SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, reported::add, (named) -> { }, () -> null);
         watch.announced(bytes("+promoted-slave"), bytes("slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-b 10.0.1.5 6379"));
         watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.5 6379 10.0.1.6 6379"));
         watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.5 6379 10.0.1.6 6379"));
         assertThat(reported).hasSize(1);
         watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.6 6379 10.0.1.5 6379")); // and back
         assertThat(reported).hasSize(2);
+    }
+
+    @Test
+    void aMajorityOfTheLatestAnswersConfirmsAServerUntilTheBoundAfterItsOldestQuestionOfTheMajority() {
+        SentinelWatch.Confirmation confirmation = confirmationOf(3, answer(100, "a:1"), answer(300, "a:1"), answer(200, "a:1"));
+        assertThat(confirmation.address()).isEqualTo("a:1");
+        // The second-latest of three: a majority (two) was asked at 200 or later.
+        assertThat(confirmation.untilNanos()).isEqualTo(200 + SentinelWatch.CONFIRMATION_BOUND_NANOS);
+    }
+
+    @Test
+    void aMinorityConfirmsNothingAndAnAnswerNamingAnotherServerReplacesTheSentinelsConfirmation() {
+        assertThat(confirmationOf(3, answer(100, "a:1"), null, null)).isEqualTo(SentinelWatch.Confirmation.NONE);
+        assertThat(confirmationOf(3, answer(100, "a:1"), answer(110, "b:1"), null)).isEqualTo(SentinelWatch.Confirmation.NONE);
+        // After a failover two of three name b: b is confirmed, a no longer is, however fresh its one answer.
+        SentinelWatch.Confirmation switched = confirmationOf(3, answer(500, "a:1"), answer(110, "b:1"), answer(120, "b:1"));
+        assertThat(switched.address()).isEqualTo("b:1");
+        assertThat(switched.untilNanos()).isEqualTo(110 + SentinelWatch.CONFIRMATION_BOUND_NANOS);
+    }
+
+    @Test
+    void anAnswerThatNamesNoMasterConfirmsNothing() {
+        assertThat(confirmationOf(3, answer(100, ""), answer(110, ""), answer(120, ""))).isEqualTo(SentinelWatch.Confirmation.NONE);
+        assertThat(confirmationOf(2, answer(100, "a:1"), answer(110, ""))).isEqualTo(SentinelWatch.Confirmation.NONE);
+    }
+
+    @Test
+    void aConfirmationCountsOnlyForTheServerItNamesAndOnlyUntilItsBound() {
+        SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, (announcement) -> { }, (named) -> { }, () -> null);
+        assertThat(watch.confirms("10.0.1.5:6379")).as("before any answer").isFalse();
+        assertThat(watch.unconfirmed("10.0.1.5:6379")).contains("no majority (2 of 2)").contains("10.0.1.5:6379");
+    }
+
+    private static SentinelWatch.Confirmation confirmationOf(int sentinels, SentinelWatch.Answer... answers) {
+        java.util.concurrent.atomic.AtomicReferenceArray<SentinelWatch.Answer> latest = new java.util.concurrent.atomic.AtomicReferenceArray<>(answers);
+        return SentinelWatch.confirmationOf(latest, sentinels / 2 + 1);
+    }
+
+    private static SentinelWatch.Answer answer(long sentAtNanos, String address) {
+        return new SentinelWatch.Answer(sentAtNanos, address);
     }
 
     @Test
