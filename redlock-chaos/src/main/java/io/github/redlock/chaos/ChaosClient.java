@@ -29,6 +29,8 @@ import io.github.redlock.core.RedlockLease;
  * <p>
  * Its Redlocks run with its own {@code maxTtl} ({@link ChaosSettings#maxTtlMillis(int)}), up to which it draws its
  * ttls: in a fleet, a process with a short one shares the nodes and the key prefixes with processes with a long one.
+ * It locks on its own node list when the run gave it one ({@link ChaosSettings#nodes(int)}): the same nodes, some through
+ * the run's proxies.
  */
 public final class ChaosClient {
 
@@ -57,10 +59,10 @@ public final class ChaosClient {
         this.settings = settings;
         this.index = index;
         this.maxTtlMillis = settings.maxTtlMillis(index);
-        this.plain = Redlock.builder().nodes(settings.nodes()).maxTtl(Duration.ofMillis(this.maxTtlMillis))
+        this.plain = Redlock.builder().nodes(settings.nodes(index)).maxTtl(Duration.ofMillis(this.maxTtlMillis))
                 .restartQuarantine(settings.quarantine()).keyPrefix(History.Kind.EXCLUSIVE.keyPrefix()).build();
         // Only when the run takes fenced locks.
-        this.fenced = settings.kinds().contains(History.Kind.FENCED) ? Redlock.builder().nodes(settings.nodes())
+        this.fenced = settings.kinds().contains(History.Kind.FENCED) ? Redlock.builder().nodes(settings.nodes(index))
                 .maxTtl(Duration.ofMillis(this.maxTtlMillis)).restartQuarantine(settings.quarantine()).fencing(settings.fencing())
                 .keyPrefix(History.Kind.FENCED.keyPrefix()).build() : null;
         this.storage = new Storage(settings.storage());

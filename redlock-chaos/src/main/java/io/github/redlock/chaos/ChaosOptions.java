@@ -29,9 +29,13 @@ import io.github.redlock.core.RestartQuarantine;
  * @param directory where the histories, the report and the timeline go
  * @param maxTtlMillis the longest ttl drawn and the {@code maxTtl} of every client process but the short ones, whose
  * {@code maxTtl} is a quarter of it ({@link #MAX_TTL_MILLIS} but for a run whose hazard needs locks held longer)
+ * @param sentinelConfirmation whether a Sentinel node of the clients votes only while a majority of its sentinels
+ * confirms its master ({@code false} for the control of {@link FaultKind#DEPOSED_MASTER}: the client processes then run
+ * with the core's internal switch {@value #UNCONFIRMED_SENTINELS}{@code =true})
  */
 record ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults,
-        Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis) {
+        Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
+        boolean sentinelConfirmation) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -53,6 +57,12 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
 
     static final long WAIT_MILLIS = 2_000;
 
+    /**
+     * The core's internal JVM system property that turns the sentinels' confirmation off, for controls only
+     * ({@code SentinelWatch.UNCONFIRMED_PROPERTY} in redlock-core).
+     */
+    static final String UNCONFIRMED_SENTINELS = "redlock.internal.unconfirmed-sentinels";
+
     ChaosOptions {
         if (maxTtlMillis < 4 * MIN_TTL_MILLIS) {
             throw new IllegalArgumentException("a chaos run's max-ttl must be at least " + 4 * MIN_TTL_MILLIS
@@ -73,6 +83,13 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
         kinds = EnumSet.copyOf(kinds);
     }
 
+    /** Options with the sentinels' confirmation on, as the clients run it unless told otherwise. */
+    ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
+            double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis) {
+        this(seed, clients, threads, shortClients, faultSeconds, faults, kinds, longHolds, quarantine, fencing, directory, maxTtlMillis,
+                true);
+    }
+
     /** Options with the default max-ttl, {@link #MAX_TTL_MILLIS}. */
     ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
             double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory) {
@@ -85,7 +102,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * {@code chaos.faults} (comma-separated {@link FaultKind} names; when blank, all but the clock jump and the
      * failovers, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; when blank,
      * all),
-     * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir}.
+     * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir},
+     * {@code chaos.sentinelConfirmation} ({@code true}; {@code false} for the control of {@link FaultKind#DEPOSED_MASTER}).
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
@@ -104,7 +122,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
                 kinds.isEmpty() ? EnumSet.allOf(History.Kind.class) : parse(History.Kind.class, kinds, "chaos.kinds"),
                 Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
                 RestartQuarantine.valueOf(blankTo(System.getProperty("chaos.quarantine"), "AUTO").toUpperCase(Locale.ROOT)),
-                fencing, Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")));
+                fencing, Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")), MAX_TTL_MILLIS,
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.sentinelConfirmation"), "true")));
     }
 
     private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {
@@ -127,13 +146,22 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     /** The same options with another directory. */
     ChaosOptions in(Path other) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
-                this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis);
+                this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis, this.sentinelConfirmation);
     }
 
     /** The same options with another max-ttl (the short clients get a quarter of it). */
     ChaosOptions withMaxTtl(long millis) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
-                this.longHolds, this.quarantine, this.fencing, this.directory, millis);
+                this.longHolds, this.quarantine, this.fencing, this.directory, millis, this.sentinelConfirmation);
+    }
+
+    /**
+     * The same options with the sentinels' confirmation on or off ({@code false}: the control of
+     * {@link FaultKind#DEPOSED_MASTER}).
+     */
+    ChaosOptions withSentinelConfirmation(boolean confirmation) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, confirmation);
     }
 
     /**

@@ -20,7 +20,9 @@ import io.github.redlock.test.RedisNode;
  * A chaos run: five real nodes (the last standalone one under {@code libfaketime} when installed; a Sentinel group in
  * place of a standalone node when the run may draw {@link FaultKind#FAILOVER}, and a Redis Cluster in place of another
  * when it may draw {@link FaultKind#CLUSTER_FAILOVER}, after the standalone ones), a storage node, and several
- * client processes ({@link ChaosClient}) that lock contended keys and write to the storage while faults are
+ * client processes ({@link ChaosClient}; when the run may draw {@link FaultKind#DEPOSED_MASTER}, the Sentinel group is
+ * there too, and client {@link ClientPaths#CLIENT} reaches the sentinels and two standalone nodes through proxies of
+ * this run, {@link ClientPaths}) that lock contended keys and write to the storage while faults are
  * injected ({@link Faults}) on a seeded schedule; then a quiet tail for the liveness check, and the
  * {@link HistoryChecker} over the merged history. {@code main} runs one from system properties
  * ({@link ChaosOptions#fromSystemProperties}) and exits 1 on a violation.
@@ -54,14 +56,16 @@ public final class ChaosRun {
         System.out.println("chaos run: seed " + options.seed() + ", " + options.clients() + " clients x " + options.threads()
                 + " threads (max-ttl by client " + options.clientMaxTtlMillis() + " ms), " + options.faultSeconds() + " s of faults "
                 + options.faults() + ", locks " + options.kinds() + ", quarantine " + options.quarantine() + ", fencing "
-                + options.fencing() + ", in " + directory.toAbsolutePath());
+                + options.fencing() + (options.sentinelConfirmation() ? "" : ", sentinel confirmation OFF") + ", in "
+                + directory.toAbsolutePath());
         List<RedisNode> nodes = new ArrayList<>();
         RedisNode storageNode = null;
         List<Process> clients = new ArrayList<>();
         SentinelFailover group = null;
         ClusterFailover cluster = null;
+        ClientPaths paths = null;
         try {
-            boolean failover = options.faults().contains(FaultKind.FAILOVER);
+            boolean failover = options.faults().contains(FaultKind.FAILOVER) || options.faults().contains(FaultKind.DEPOSED_MASTER);
             boolean clusterFailover = options.faults().contains(FaultKind.CLUSTER_FAILOVER);
             Path clockFile = startStandalone(5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0), directory, nodes);
             List<String> uris = new ArrayList<>(nodes.stream().map(RedisNode::uri).toList());
@@ -73,19 +77,20 @@ public final class ChaosRun {
                 cluster = ClusterFailover.start(options.lockedKeys());
                 uris.add(cluster.uri());
             }
+            Map<Integer, List<String>> clientNodes = Map.of();
+            if (options.faults().contains(FaultKind.DEPOSED_MASTER)) { // one client's paths that the fault silences
+                paths = ClientPaths.start(nodes, uris.size() - (uris.size() / 2 + 1), group.group());
+                clientNodes = Map.of(ClientPaths.CLIENT, paths.nodeUris(nodes.stream().map(RedisNode::uri).toList(), group.uri(), uris));
+            }
             storageNode = RedisNode.start();
-            ChaosSettings settings = new ChaosSettings(List.copyOf(uris), storageNode.uri(), options.threads(),
-                    ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS, options.maxTtlMillis(), options.clientMaxTtlMillis(),
-                    ChaosOptions.WAIT_MILLIS, List.copyOf(options.kinds()), options.longHolds(), options.fencing(), options.quarantine(),
-                    options.seed(), directory.toAbsolutePath());
             Path clientProperties = directory.resolve("client.properties");
-            settings.store(clientProperties);
+            settings(options, uris, clientNodes, storageNode.uri(), directory).store(clientProperties);
             for (int i = 0; i < options.clients(); i++) {
-                clients.add(startClient(clientProperties, i, directory));
+                clients.add(startClient(clientProperties, i, directory, options.sentinelConfirmation()));
             }
             awaitReady(directory, clients);
             long runStart = System.nanoTime();
-            Faults faults = new Faults(nodes, group, cluster, clients, clockFile, options.maxTtlMillis());
+            Faults faults = new Faults(nodes, group, cluster, paths, clients, clockFile, options.maxTtlMillis());
             long faultsEnd = injectFaults(options, faults, runStart);
             Faults.sleep(options.tailMillis());
             Files.writeString(directory.resolve("stop"), "stop");
@@ -99,12 +104,21 @@ public final class ChaosRun {
         }
         finally {
             clients.forEach(Process::destroyForcibly);
+            Optional.ofNullable(paths).ifPresent(ClientPaths::close);
             nodes.forEach(RedisNode::close);
             Optional.ofNullable(group).ifPresent(SentinelFailover::close);
             Optional.ofNullable(cluster).ifPresent(ClusterFailover::close);
             Optional.ofNullable(storageNode).ifPresent(RedisNode::close);
         }
         return HistoryChecker.checkAndWrite(directory);
+    }
+
+    /** What the client processes are told: the nodes (some processes' own lists among them), the storage, how to lock. */
+    private static ChaosSettings settings(ChaosOptions options, List<String> uris, Map<Integer, List<String>> clientNodes, String storage,
+            Path directory) {
+        return new ChaosSettings(List.copyOf(uris), clientNodes, storage, options.threads(), ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS,
+                options.maxTtlMillis(), options.clientMaxTtlMillis(), ChaosOptions.WAIT_MILLIS, List.copyOf(options.kinds()),
+                options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath());
     }
 
     /** Creates the run's directory, or empties it of an earlier run's files. */
@@ -173,11 +187,18 @@ public final class ChaosRun {
         return System.nanoTime();
     }
 
-    private static Process startClient(Path properties, int index, Path directory) throws IOException {
+    /**
+     * Starts client process {@code index}; without the sentinels' confirmation (the control of
+     * {@link FaultKind#DEPOSED_MASTER}) it runs with the core's internal switch that turns it off.
+     */
+    private static Process startClient(Path properties, int index, Path directory, boolean sentinelConfirmation) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), ChaosClient.class.getName(), properties.toAbsolutePath().toString(),
-                Integer.toString(index));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        if (!sentinelConfirmation) {
+            command.add("-D" + ChaosOptions.UNCONFIRMED_SENTINELS + "=true");
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ChaosClient.class.getName(),
+                properties.toAbsolutePath().toString(), Integer.toString(index)));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(directory.resolve("client-" + index + ".log").toFile())
                 .start();
     }
@@ -224,6 +245,7 @@ public final class ChaosRun {
         run.setProperty("longHolds", Double.toString(options.longHolds()));
         run.setProperty("kinds", options.kinds().toString());
         run.setProperty("fencing", Boolean.toString(options.fencing()));
+        run.setProperty("sentinelConfirmation", Boolean.toString(options.sentinelConfirmation()));
         run.setProperty("runStartNanos", Long.toString(runStart));
         run.setProperty("faultsEndNanos", Long.toString(faultsEnd));
         run.setProperty("runEndNanos", Long.toString(runEnd));

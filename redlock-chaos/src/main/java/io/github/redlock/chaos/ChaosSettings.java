@@ -7,14 +7,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 
 import io.github.redlock.core.RestartQuarantine;
 
 /**
  * What every client process of a run is told: the nodes, the storage, and how to lock. Written by
  * {@link ChaosRun} as {@code client.properties} in the run's directory, read by each {@link ChaosClient}.
- * @param nodes the lock's node URIs
+ * @param nodes the lock's node URIs, as every client process reaches them but those in {@code clientNodes}
+ * @param clientNodes the node URIs of some client processes, by index, in the order of {@code nodes} (the same nodes,
+ * some through the run's proxies: {@link ClientPaths}); empty when every process reaches the nodes directly. Stored as
+ * {@code nodes.<index>}: a file without any is read as before
  * @param storage the storage node's URI
  * @param threads threads per client process
  * @param keys keys per kind of lock (few, so that clients contend)
@@ -31,16 +36,30 @@ import io.github.redlock.core.RestartQuarantine;
  * @param seed the run's seed, from which each thread draws its own
  * @param directory the run's directory, for histories and the stop file
  */
-record ChaosSettings(List<String> nodes, String storage, int threads, int keys, long minTtlMillis, long maxTtlMillis,
-        List<Long> clientMaxTtlMillis, long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing,
+record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes, String storage, int threads, int keys, long minTtlMillis,
+        long maxTtlMillis, List<Long> clientMaxTtlMillis, long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing,
         RestartQuarantine quarantine, long seed, Path directory) {
 
+    /** The prefix of a client process's own node list in {@code client.properties}: {@code nodes.<index>}. */
+    private static final String CLIENT_NODES = "nodes.";
+
+    ChaosSettings {
+        clientNodes = Map.copyOf(clientNodes);
+    }
+
+    /** Reads the settings that {@link #store} wrote. */
     static ChaosSettings load(Path file) throws IOException {
         Properties properties = new Properties();
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(in);
         }
-        return new ChaosSettings(List.of(properties.getProperty("nodes").split(" ")), properties.getProperty("storage"),
+        Map<Integer, List<String>> clientNodes = new TreeMap<>();
+        for (String name : properties.stringPropertyNames()) {
+            if (name.startsWith(CLIENT_NODES)) {
+                clientNodes.put(Integer.valueOf(name.substring(CLIENT_NODES.length())), List.of(properties.getProperty(name).split(" ")));
+            }
+        }
+        return new ChaosSettings(List.of(properties.getProperty("nodes").split(" ")), clientNodes, properties.getProperty("storage"),
                 Integer.parseInt(properties.getProperty("threads")), Integer.parseInt(properties.getProperty("keys")),
                 Long.parseLong(properties.getProperty("minTtlMillis")), Long.parseLong(properties.getProperty("maxTtlMillis")),
                 java.util.Arrays.stream(properties.getProperty("clientMaxTtlMillis").split(",")).map(Long::valueOf).toList(),
@@ -51,9 +70,11 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
                 Path.of(properties.getProperty("directory")));
     }
 
+    /** Writes the settings for the client processes, which {@link #load} them. */
     void store(Path file) throws IOException {
         Properties properties = new Properties();
         properties.setProperty("nodes", String.join(" ", this.nodes)); // a Sentinel node's URI has commas
+        this.clientNodes.forEach((client, uris) -> properties.setProperty(CLIENT_NODES + client, String.join(" ", uris)));
         properties.setProperty("storage", this.storage);
         properties.setProperty("threads", Integer.toString(this.threads));
         properties.setProperty("keys", Integer.toString(this.keys));
@@ -70,6 +91,11 @@ record ChaosSettings(List<String> nodes, String storage, int threads, int keys, 
         try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             properties.store(out, "chaos client settings");
         }
+    }
+
+    /** The node URIs the given client process locks on: its own list when it has one, else {@link #nodes()}. */
+    List<String> nodes(int client) {
+        return this.clientNodes.getOrDefault(client, this.nodes);
     }
 
     /** The {@code maxTtl} of the given client process. */

@@ -23,12 +23,17 @@ import io.github.redlock.test.RedisNode;
  * When the run may draw {@link FaultKind#FAILOVER}, one more node of the lock is a Sentinel group
  * ({@link SentinelFailover}), and when it may draw {@link FaultKind#CLUSTER_FAILOVER}, one more is a Redis Cluster
  * ({@link ClusterFailover}); the other faults leave them alone and act on the standalone nodes, but for the count of
- * a majority, which is over every node of the lock.
+ * a majority, which is over every node of the lock. When it may draw {@link FaultKind#DEPOSED_MASTER}, it has the
+ * Sentinel group too, and one client process reaches two standalone nodes and the sentinels through proxies
+ * ({@link ClientPaths}) that this class silences and restores.
  */
 final class Faults {
 
     /** A durable configuration: every write logged and synced before it is answered. */
     private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
+    /** The core's bound on a Sentinel node's confirmation by a majority of its sentinels (SentinelWatch), 2 s. */
+    private static final long CONFIRMATION_BOUND_MILLIS = 2_000;
 
     private final List<RedisNode> nodes;
 
@@ -47,6 +52,9 @@ final class Faults {
 
     /** The Redis Cluster that is a node of the lock, or null when the run has none. */
     private final ClusterFailover cluster;
+
+    /** The proxied paths of the client that misses a {@link FaultKind#DEPOSED_MASTER}, or null when the run has none. */
+    private final ClientPaths paths;
 
     private final List<History.Fault> injected = new ArrayList<>();
 
@@ -73,7 +81,21 @@ final class Faults {
      */
     Faults(List<RedisNode> nodes, SentinelFailover group, ClusterFailover cluster, List<Process> clients, Path clockFile,
             long maxTtlMillis) {
+        this(nodes, group, cluster, null, clients, clockFile, maxTtlMillis);
+    }
+
+    /**
+     * Faults on standalone nodes, a Sentinel group, a Redis Cluster, and the proxied paths of one client.
+     * @param nodes the standalone nodes of the lock
+     * @param group the Sentinel group that is a node of the lock, or null
+     * @param cluster the Redis Cluster that is a node of the lock, or null
+     * @param paths the proxied paths of {@link ClientPaths#CLIENT} to the group's sentinels and to standalone nodes, or null
+     * @param maxTtlMillis the fleet's longest {@code maxTtl}: the quarantine that faults wait out is computed from it
+     */
+    Faults(List<RedisNode> nodes, SentinelFailover group, ClusterFailover cluster, ClientPaths paths, List<Process> clients,
+            Path clockFile, long maxTtlMillis) {
         this.nodes = nodes;
+        this.paths = paths;
         this.group = group;
         this.cluster = cluster;
         this.durable = new boolean[nodes.size()];
@@ -93,6 +115,7 @@ final class Faults {
             case CLOCK_JUMP -> this.clockFile != null;
             case FAILOVER -> this.group != null;
             case CLUSTER_FAILOVER -> this.cluster != null;
+            case DEPOSED_MASTER -> this.group != null && this.paths != null;
             default -> true;
         };
     }
@@ -140,6 +163,7 @@ final class Faults {
             case MINORITY_COMBINED -> minorityCombined(random);
             case FAILOVER -> failover(random);
             case CLUSTER_FAILOVER -> clusterFailover(random);
+            case DEPOSED_MASTER -> deposedMaster(random);
             case MAJORITY_DOWN -> {
                 List<Integer> majority = distinct(random, majority());
                 long paused = 500 + random.nextInt(1500);
@@ -150,8 +174,11 @@ final class Faults {
         this.injected.add(new History.Fault(kind, start, System.nanoTime(), detail));
     }
 
-    /** Resumes whatever a failed fault left paused, so that the run can end. */
+    /** Resumes whatever a failed fault left paused or silent, so that the run can end. */
     void heal() {
+        if (this.paths != null) {
+            this.paths.restore();
+        }
         for (RedisNode node : this.nodes) {
             node.heal();
             if (node.isPaused()) {
@@ -232,6 +259,34 @@ final class Faults {
         long lagMillis = 600 + random.nextInt(800);
         String detail = this.cluster.failOverLosingWrites(random, () -> outFor(cut, lagMillis, RedisNode::cutOff, RedisNode::heal));
         return "nodes " + cut + " cut off from the clients for " + lagMillis + " ms while a cluster replica lagged; " + detail;
+    }
+
+    /**
+     * Fails the Sentinel group over while {@link ClientPaths#CLIENT} misses it and its master stays a master
+     * ({@link SentinelFailover#failOverKeepingTheMaster}): the client's paths to the sentinels and to two standalone
+     * nodes go silent first, and come back once the other clients may have counted the promoted replica for 4 to 6 s:
+     * its quarantine (the fleet's longest {@code maxTtl}, drift and a second) and the sentinels' confirmation bound (2 s)
+     * after the failover, plus that time, in which the cut-off client keeps trying through the deposed master. (With 3
+     * to 5 s, the control found 5 to 27 overlaps in three runs of one fault each; the longer window makes a miss rarer.)
+     */
+    private String deposedMaster(Random random) {
+        long deposedMillis = quarantineMillis() + CONFIRMATION_BOUND_MILLIS + 4_000 + random.nextInt(2_000);
+        try {
+            String detail = this.group.failOverKeepingTheMaster(this.paths::silence, () -> {
+                sleep(deposedMillis);
+                this.paths.restore();
+            });
+            return "client " + ClientPaths.CLIENT + "'s paths to the sentinels and to nodes " + this.paths.cutNodes() + " silent from "
+                    + "before the failover until " + deposedMillis + " ms after it; " + detail;
+        }
+        finally {
+            this.paths.restore();
+        }
+    }
+
+    /** The restart quarantine of the fleet's longest {@code maxTtl}, as a client computes it: {@code maxTtl}, drift, a second. */
+    private long quarantineMillis() {
+        return this.maxTtlMillis + this.maxTtlMillis / 100 + 2 + 1_000;
     }
 
     /** How many nodes the lock has: the standalone ones, the Sentinel group and the Redis Cluster, if any. */

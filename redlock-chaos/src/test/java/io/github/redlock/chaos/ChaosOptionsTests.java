@@ -52,6 +52,15 @@ class ChaosOptionsTests {
         assertThat(options(1, 2, 0).lockedKeys()).hasSize(3 * ChaosOptions.KEYS).contains("redlock:rw:7", "fenced:f:7");
     }
 
+    @Test
+    void theSentinelsConfirmationIsOnUnlessTurnedOffAndKeptByTheOtherChanges() {
+        assertThat(options(42, 3, 0).sentinelConfirmation()).isTrue();
+        ChaosOptions control = options(42, 3, 0).withSentinelConfirmation(false);
+        assertThat(control.sentinelConfirmation()).isFalse();
+        assertThat(control.withMaxTtl(4_000).in(Path.of("target/chaos/other")).sentinelConfirmation()).isFalse();
+        assertThat(control.withSentinelConfirmation(true)).isEqualTo(options(42, 3, 0));
+    }
+
     private static ChaosOptions options(long seed, int clients, int shortClients) {
         return new ChaosOptions(seed, clients, 1, shortClients, 1, EnumSet.of(FaultKind.NODE_RESTART), EnumSet.allOf(History.Kind.class),
                 0.05, RestartQuarantine.AUTO, true, Path.of("target/chaos/options"));

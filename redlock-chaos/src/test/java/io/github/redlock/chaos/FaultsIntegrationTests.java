@@ -97,6 +97,47 @@ class FaultsIntegrationTests {
     }
 
     /**
+     * The deposed master fault's mechanics, twice in a row (the former master must have become the promoted one's replica
+     * for the second): while client 0's paths are silent, the former master still answers as a master and takes writes
+     * beside the promoted one, and a command through a silenced proxy gets no answer; afterwards the former master
+     * replicates the promoted one (the writes it took meanwhile are gone) and the paths forward again.
+     */
+    @Test
+    void aDeposedMasterTakesWritesWhileTheClientsPathsAreSilentAndRejoinsAsTheReplicaForTheNext() {
+        try (RedisNodes redis = RedisNodes.start(4); SentinelFailover group = SentinelFailover.start();
+                ClientPaths paths = ClientPaths.start(redis.nodes(), 2, group.group())) {
+            List<String> standalone = redis.nodes().stream().map(RedisNode::uri).toList();
+            List<String> all = new ArrayList<>(standalone);
+            all.add(group.uri());
+            List<String> ofClient = paths.nodeUris(standalone, group.uri(), all);
+            assertThat(ofClient.subList(2, 4)).as("the standalone nodes client 0 reaches directly").isEqualTo(standalone.subList(2, 4));
+            assertThat(ofClient.get(4)).as("client 0's sentinels").startsWith("redis-sentinel://")
+                .endsWith("#" + group.group().masterName()).isNotEqualTo(group.uri());
+            for (int round = 1; round <= 2; round++) {
+                RedisNode master = group.group().master();
+                String key = "deposed-" + round;
+                List<String> seen = new ArrayList<>();
+                String detail = group.failOverKeepingTheMaster(paths::silence, () -> {
+                    seen.add(call(master, (commands) -> commands.info("replication")));
+                    seen.add(call(master, (commands) -> commands.set(key, "written")));
+                    seen.add(Boolean.toString(answers(ofClient.get(0))));
+                });
+                System.out.println("deposed master " + round + ": " + detail);
+                RedisNode promoted = group.group().master();
+                assertThat(promoted).as("the replica was promoted").isNotSameAs(master);
+                assertThat(seen.get(0)).as("the deposed master after the failover").contains("role:master");
+                assertThat(seen.get(1)).as("a write to the deposed master").isEqualTo("OK");
+                assertThat(seen.get(2)).as("a command through client 0's silent proxy is answered").isEqualTo("false");
+                paths.restore();
+                assertThat(answers(ofClient.get(0))).as("the proxy forwards again").isTrue();
+                assertThat(call(master, (commands) -> commands.info("replication"))).as("the deposed master is a replica now")
+                    .contains("role:slave", "master_port:" + promoted.port());
+                assertThat(call(promoted, (commands) -> commands.get(key))).as("what the deposed master took").isNull();
+            }
+        }
+    }
+
+    /**
      * The same hazard in a Redis Cluster node, twice in a row on the shard of one key (the killed server must have
      * rejoined the shard as the promoted one's replica for the second): a key the master acknowledged while its replica
      * lagged is missing on the promoted replica, a key written before is not.
@@ -129,6 +170,18 @@ class FaultsIntegrationTests {
             for (RedisNode node : redis.nodes()) {
                 assertThat(call(node, (commands) -> commands.ping())).as("%s takes clients again", node).isEqualTo("PONG");
             }
+        }
+    }
+
+    /** Whether a node answers PING within 500 ms at that URI. */
+    private static boolean answers(String uri) {
+        RedisURI timed = RedisURI.create(uri);
+        timed.setTimeout(java.time.Duration.ofMillis(500));
+        try (StatefulRedisConnection<String, String> connection = client.connect(timed)) {
+            return "PONG".equals(connection.sync().ping());
+        }
+        catch (RuntimeException ex) {
+            return false;
         }
     }
 

@@ -527,6 +527,10 @@ public final class Redlock implements AutoCloseable {
                 status = new NodeStatus(NodeStatus.State.QUARANTINED, (left > TimeUnit.DAYS.toNanos(365))
                         ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left), vote.reason(), node.servers());
             }
+            else if (!node.vote().recordedNow()) {
+                // Its restart record could not be confirmed lately: counts as "no" until a refresh confirms it.
+                status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO, node.vote().unrecorded(), node.servers());
+            }
             else if (node.unconfirmed() != null) {
                 // A Sentinel node whose master no majority of its sentinels confirmed lately: counts as "no".
                 status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO, String.valueOf(node.unconfirmed()), node.servers());

@@ -112,8 +112,9 @@ class RedlockConcurrencyIntegrationTests {
     /**
      * Exclusion and progress while nodes fail under load. This is no evidence for the restart quarantine: with 1 ms
      * bodies a restarted node seldom held the key of a lease still in use, so the test would almost surely pass
-     * without it. The quarantine's evidence is the fault tests with a control that finds the hazard without it
-     * (RedlockRestartQuarantineIntegrationTests, the chaos run's quarantine control, QuarantineModelTests).
+     * without it. The quarantine's evidence is the fault tests with a control that finds the hazard without it (the
+     * pair-by-pair restarts below, RedlockRestartQuarantineIntegrationTests, the chaos run's quarantine control,
+     * QuarantineModelTests).
      */
     @Test
     void mutualExclusionHoldsWhileNodesAreKilledPausedOrRestarted() throws Exception {
@@ -149,6 +150,72 @@ class RedlockConcurrencyIntegrationTests {
         assertThat(total).isGreaterThanOrEqualTo(9 * iterations);
         assertThat(section.overlaps).hasValue(0);
         assertThat(section.counter).isEqualTo(total);
+    }
+
+    /**
+     * The hazard the restart quarantine exists for, under load: holders keep the lock for most of its ttl, and while one
+     * holds it two nodes are killed and restarted empty, then two others: a majority, each pair within the ttl, so that
+     * the holder's key is left on one node. With the quarantine (the lock's default, {@code AUTO}) the restarted nodes
+     * do not vote until the leases they held have expired, and no second holder gets in.
+     */
+    @Test
+    void aMajorityRestartedEmptyPairByPairWithinATtlLetsNoSecondHolderIn() throws Exception {
+        CriticalSection section = new CriticalSection(800);
+        int total = rollingRestartsUnderLoad(RestartQuarantine.AUTO, section);
+        assertThat(section.overlaps).as("two holders at once").hasValue(0);
+        assertThat(section.counter).isEqualTo(total);
+        assertThat(total).as("holds granted").isPositive();
+    }
+
+    /** The control of the test above: without the quarantine the restarted nodes vote at once, and waiters get in. */
+    @Test
+    void withoutTheQuarantineAMajorityRestartedEmptyPairByPairLetsASecondHolderIn() throws Exception {
+        CriticalSection section = new CriticalSection(800);
+        rollingRestartsUnderLoad(RestartQuarantine.NEVER, section);
+        assertThat(section.overlaps.get()).as("the hazard: two holders at once").isPositive();
+    }
+
+    /**
+     * Six threads of three clients ({@code maxTtl} = ttl) take turns holding the lock for 800 ms each while five times
+     * (once one holds it) nodes are killed and restarted empty pair by pair; returns how many holds were granted.
+     */
+    private int rollingRestartsUnderLoad(RestartQuarantine quarantine, CriticalSection section) throws Exception {
+        List<Redlock> clients = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            clients.add(TestSupport.patientBuilder().nodes(redis.uris()).retryDelay(Duration.ofMillis(20)).maxTtl(TTL)
+                    .restartQuarantine(quarantine).keyPrefix("rolling-" + quarantine + ":").build());
+        }
+        AtomicBoolean done = new AtomicBoolean();
+        Future<Integer> workers = this.pool.submit(() -> runWorkers(clients, 6, (i) -> !done.get(), section));
+        try {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int round = 0; round < 5; round++) {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (section.inside.get() == 0 && System.nanoTime() < until) {
+                    Thread.sleep(5);
+                }
+                List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+                java.util.Collections.shuffle(order, random);
+                for (int pair = 0; pair < 2; pair++) {
+                    RedisNode first = redis.node(order.get(2 * pair));
+                    RedisNode second = redis.node(order.get(2 * pair + 1));
+                    first.kill();
+                    second.kill();
+                    first.restart();
+                    second.restart();
+                }
+                Thread.sleep(TTL.toMillis() + 500);
+            }
+        }
+        finally {
+            done.set(true);
+        }
+        try {
+            return workers.get(5, TimeUnit.MINUTES);
+        }
+        finally {
+            clients.forEach(Redlock::close);
+        }
     }
 
     /** Runs workers that lock, enter the section and release while {@code keepGoing} holds; returns the total. */
@@ -241,12 +308,23 @@ class RedlockConcurrencyIntegrationTests {
 
         private int counter; // guarded only by the distributed lock
 
+        /** How long a holder stays inside. */
+        private final long holdMillis;
+
+        CriticalSection() {
+            this(1);
+        }
+
+        CriticalSection(long holdMillis) {
+            this.holdMillis = holdMillis;
+        }
+
         void enter(RedlockLease lease) throws InterruptedException {
             if (this.inside.incrementAndGet() != 1) {
                 this.overlaps.incrementAndGet();
             }
             int read = this.counter;
-            Thread.sleep(1); // widen the race window
+            Thread.sleep(this.holdMillis); // widen the race window
             this.counter = read + 1;
             assertThat(lease.isValid()).as("lease still valid at the end of the critical section").isTrue();
             this.inside.decrementAndGet();

@@ -89,6 +89,12 @@ public final class RestartGuard implements AutoCloseable {
     /** How often this client writes its records again. */
     private final long refreshMillis;
 
+    /**
+     * In {@code AUTO}, how long after the start of a confirmed write of its record a node votes in this client: two
+     * quarantines less a max-ttl, so that every lease granted meanwhile ends before the record expires.
+     */
+    private final long recordVotesNanos;
+
     /** Each node's marker of the server process since which it kept its data, on the node itself. */
     private final byte[] markerKey;
 
@@ -111,10 +117,14 @@ public final class RestartGuard implements AutoCloseable {
         this.maxTtlMillis = maxTtlMillis;
         this.quarantineMillis = maxTtlMillis + TimeUnit.NANOSECONDS.toMillis(driftNanos) + 1000;
         this.refreshMillis = NodeRecords.refreshMillis(this.quarantineMillis);
+        this.recordVotesNanos = TimeUnit.MILLISECONDS.toNanos(2 * this.quarantineMillis - maxTtlMillis);
         this.recordKeys = new byte[nodes.length][];
         this.decided = new AtomicReferenceArray<>(nodes.length);
         for (int i = 0; i < nodes.length; i++) {
             this.recordKeys[i] = internalKey(keyPrefix, "node:" + nodes[i].name());
+            if (mode == RestartQuarantine.AUTO) {
+                nodes[i].vote().requireRecords();
+            }
         }
         this.markerKey = internalKey(keyPrefix, "kept-since");
     }
@@ -250,7 +260,7 @@ public final class RestartGuard implements AutoCloseable {
                         node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                         this.decided.set(index, new Decision(info.runId(), System.nanoTime() + decided.waitNanos(), reason));
                         if (!votes || this.mode == RestartQuarantine.NEVER) {
-                            record(index, info.runId()); // after reading: another client's check must still find the old run_id
+                            recordConfirmed(index, info.runId()); // after reading: another client's check must still find the old run_id
                         }
                         if (votes && info.durable()) {
                             mark(index, epoch, info, "set"); // it votes: its data is complete from here on
@@ -326,10 +336,8 @@ public final class RestartGuard implements AutoCloseable {
         if (this.mode == RestartQuarantine.NEVER || !verdict.decided() || verdict.quarantine() != null) {
             return CompletableFuture.completedFuture(verdict);
         }
-        List<CompletableFuture<Object>> writes = record(index, info.runId());
         int needed = QuarantinePolicy.recordsToConfirm(this.nodes.length);
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-            long confirmed = writes.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
+        return recordConfirmed(index, info.runId()).thenApply((confirmed) -> {
             if (confirmed >= needed) {
                 return verdict;
             }
@@ -536,6 +544,25 @@ public final class RestartGuard implements AutoCloseable {
      * writes, each completing with {@link #NO_ANSWER} where it failed or timed out (it is written again at the next
      * refresh).
      */
+    /**
+     * Writes this client's record of the node's process to the other nodes and returns how many confirmed it; with
+     * enough ({@link QuarantinePolicy#recordsToConfirm}), in {@code AUTO}, lets the node vote through that process for
+     * {@link #recordVotesNanos} from before the writes (a refresh extends it). A record lives two quarantines and a refresh
+     * period ({@link NodeRecords#keepMillis}), and a lease granted through the node a max-ttl: so a lease granted while the
+     * node votes ends while the record that a later check of the node must find still lives, however many refreshes fail.
+     */
+    private CompletableFuture<Long> recordConfirmed(int index, String runId) {
+        long started = System.nanoTime();
+        List<CompletableFuture<Object>> writes = record(index, runId);
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+            long confirmed = writes.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
+            if (this.mode == RestartQuarantine.AUTO && confirmed >= QuarantinePolicy.recordsToConfirm(this.nodes.length)) {
+                this.nodes[index].vote().recordedUntil(runId, started + this.recordVotesNanos);
+            }
+            return confirmed;
+        });
+    }
+
     private List<CompletableFuture<Object>> record(int index, String runId) {
         byte[] run = ascii(runId);
         List<CompletableFuture<Object>> writes = new ArrayList<>();
@@ -560,7 +587,7 @@ public final class RestartGuard implements AutoCloseable {
             String runId = this.nodes[i].vote().runId();
             NodeVote.State vote = this.nodes[i].vote().current();
             if (runId != null && vote.checked()) {
-                record(i, runId);
+                recordConfirmed(i, runId);
                 this.nodes[i].serverInfo().thenAccept((info) -> {
                     if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
                         mark(index, vote.epoch(), info, info.durable() ? "set" : "delete");

@@ -27,10 +27,66 @@ public final class NodeVote {
         return Objects.requireNonNull(this.state.get());
     }
 
-    /** Whether the node may vote now: checked since it connected, and out of quarantine. */
+    /**
+     * Whether this client's record of the voting process must be confirmed lately for the node to vote ({@code AUTO}):
+     * set once, before the first check.
+     */
+    private volatile boolean recordsRequired;
+
+    /** The process whose record was last confirmed on enough other nodes, and until when that lets the node vote. */
+    private volatile @Nullable Recorded recorded;
+
+    /** Whether the node may vote now: checked since it connected, out of quarantine, and its record confirmed lately. */
     public boolean mayVote() {
         State current = current();
-        return current.checked() && current.fromNanos() - System.nanoTime() <= 0;
+        long now = System.nanoTime();
+        return current.checked() && current.fromNanos() - now <= 0 && recordedAt(now);
+    }
+
+    /**
+     * From now on the node votes only while this client's record of its server process was confirmed lately
+     * ({@link #recordedUntil}): the restart check of {@code AUTO} reads those records, which expire.
+     */
+    public void requireRecords() {
+        this.recordsRequired = true;
+    }
+
+    /**
+     * This client's record of {@code runId} was confirmed on enough other nodes: the node may vote through that
+     * process until {@code untilNanos} ({@link System#nanoTime()}), unless a later confirmation extends it.
+     */
+    public void recordedUntil(String runId, long untilNanos) {
+        Recorded before = this.recorded;
+        if (before == null || !before.runId().equals(runId) || untilNanos - before.untilNanos() > 0) {
+            this.recorded = new Recorded(runId, untilNanos);
+        }
+    }
+
+    /**
+     * Whether the node's record lets it vote now: always where none is required, else while the last confirmation of the
+     * record of the process it answers as ({@link #runId()}) lasts. Extensions ask it too.
+     */
+    public boolean recordedNow() {
+        return recordedAt(System.nanoTime());
+    }
+
+    private boolean recordedAt(long now) {
+        if (!this.recordsRequired) {
+            return true;
+        }
+        Recorded current = this.recorded;
+        return current != null && current.untilNanos() - now > 0 && current.runId().equals(this.runId);
+    }
+
+    /** Why the node's record does not let it vote now, for refusals and its status. */
+    public String unrecorded() {
+        return "this client's record of its server process could not be confirmed on enough other nodes lately (refreshes "
+                + "of the restart records fail), and those records expire: a client that checks it after a restart might not "
+                + "find them";
+    }
+
+    /** A process whose record was confirmed, and until when that lets the node vote. */
+    private record Recorded(String runId, long untilNanos) {
     }
 
     /**
@@ -80,6 +136,9 @@ public final class NodeVote {
         State current = current();
         if (!current.checked()) {
             return connected ? NodeReply.notVoting(current.reason()) : NodeReply.notConnected("disconnected");
+        }
+        if (current.fromNanos() - System.nanoTime() <= 0 && !recordedNow()) {
+            return NodeReply.notVoting(unrecorded());
         }
         return NodeReply.notVoting(current.reason() + " (votes again in "
                 + Durations.millis(Math.max(0, current.fromNanos() - System.nanoTime())) + ")");

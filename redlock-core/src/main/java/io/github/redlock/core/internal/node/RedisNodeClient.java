@@ -428,7 +428,7 @@ public final class RedisNodeClient {
      * node's queue keeps room for every release.
      */
     public void extend(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        if (connected(keys) && (refusedAsUnresponsive(call, index) || refusedAsUnconfirmed(call, index))) {
+        if (connected(keys) && (refusedAsUnresponsive(call, index) || refusedAsUnrecorded(call, index) || refusedAsUnconfirmed(call, index))) {
             return;
         }
         send(script, keys, args, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
@@ -512,6 +512,18 @@ public final class RedisNodeClient {
             return true;
         }
         return refusedAsUnconfirmed(call, index);
+    }
+
+    /**
+     * Refuses an extension through a node whose restart record this client could not confirm lately: a lease extended
+     * there might outlive the records that tell a later check of the node that it was in use.
+     */
+    private boolean refusedAsUnrecorded(QuorumCall call, int index) {
+        if (this.vote.recordedNow()) {
+            return false;
+        }
+        call.record(index, NodeReply.notVoting(this.vote.unrecorded()));
+        return true;
     }
 
     /**

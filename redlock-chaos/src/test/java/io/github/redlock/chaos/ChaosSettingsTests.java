@@ -1,0 +1,51 @@
+package io.github.redlock.chaos;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redlock.core.RestartQuarantine;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What {@code client.properties} tells each client process: the node list, its own when it has one. */
+class ChaosSettingsTests {
+
+    private static final List<String> NODES = List.of("redis://127.0.0.1:7000", "redis://127.0.0.1:7001",
+            "redis-sentinel://127.0.0.1:26379,127.0.0.1:26380,127.0.0.1:26381#redlock");
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void aClientWithItsOwnNodeListLocksOnItAndTheOthersOnTheRunsList() throws Exception {
+        List<String> proxied = List.of("redis://127.0.0.1:9000", "redis://127.0.0.1:7001",
+                "redis-sentinel://127.0.0.1:9001,127.0.0.1:9002,127.0.0.1:9003#redlock");
+        Path file = this.directory.resolve("client.properties");
+        settings(Map.of(0, proxied)).store(file);
+        ChaosSettings loaded = ChaosSettings.load(file);
+        assertThat(loaded.nodes(0)).isEqualTo(proxied);
+        assertThat(loaded.nodes(1)).isEqualTo(NODES);
+        assertThat(loaded).isEqualTo(settings(Map.of(0, proxied)));
+    }
+
+    @Test
+    void aFileWithoutClientNodeListsGivesEveryClientTheRunsList() throws Exception {
+        Path file = this.directory.resolve("client.properties");
+        settings(Map.of()).store(file);
+        assertThat(Files.readString(file)).doesNotContain("nodes.");
+        ChaosSettings loaded = ChaosSettings.load(file);
+        assertThat(loaded.clientNodes()).isEmpty();
+        assertThat(loaded.nodes(0)).isEqualTo(NODES);
+        assertThat(loaded).isEqualTo(settings(Map.of()));
+    }
+
+    private ChaosSettings settings(Map<Integer, List<String>> clientNodes) {
+        return new ChaosSettings(NODES, clientNodes, "redis://127.0.0.1:7100", 2, 8, 100, 2_000, List.of(2_000L, 500L), 2_000,
+                List.of(History.Kind.EXCLUSIVE), 1.0, true, RestartQuarantine.AUTO, 42, this.directory);
+    }
+
+}
