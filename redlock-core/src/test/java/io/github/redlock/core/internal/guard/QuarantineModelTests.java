@@ -64,6 +64,18 @@ class QuarantineModelTests {
     }
 
     /**
+     * Records that cannot be written: a client whose record writes fail for longer than its records live keeps
+     * granting through a node whose records expired, and a check after that node's restart finds nothing. The rule bounds
+     * the node's vote after the last confirmed write; without the bound, the model finds the hole.
+     */
+    @Test
+    void withoutTheRecordDeadlineAClientWhoseWritesFailOutlivesItsRecords() {
+        Result result = explore(3, Policy.NO_RECORD_DEADLINE, Faults.EMPTY_RESTARTS, true, HISTORIES * 4);
+        assertThat(result.violations).as("the model finds the hole").isNotEmpty();
+        assertThat(explore(3, Policy.RULE, Faults.EMPTY_RESTARTS, true, HISTORIES * 4).violations).isEmpty();
+    }
+
+    /**
      * The limit docs/safety.md states: two nodes that lose their memory close together, each the only node of the
      * other's intersection that a client reaches, look unused. Without the assumption, the model finds it.
      */
@@ -92,7 +104,10 @@ class QuarantineModelTests {
         FORMER_READS,
 
         /** The rule's reads, with the markers before issue 38: set once, and a marker of any other process is proof. */
-        FORMER_MARKER
+        FORMER_MARKER,
+
+        /** The rule, without the bound on a node's vote after the last confirmed write of the client's record of it. */
+        NO_RECORD_DEADLINE
 
     }
 
@@ -181,6 +196,12 @@ class QuarantineModelTests {
 
         long refreshedAt;
 
+        /** Per node: until when the last confirmed write of this client's record of it lets it vote (RestartGuard). */
+        final long[] recordedUntil;
+
+        /** Until when every record write of this client fails (its user may not run the script, say). */
+        long writesFailUntil;
+
         Client(int nodes, long maxTtl) {
             this.maxTtl = maxTtl;
             this.quarantine = maxTtl + 1_000;
@@ -189,6 +210,7 @@ class QuarantineModelTests {
             this.decided = new String[nodes];
             this.votesFrom = new long[nodes];
             this.checked = new boolean[nodes];
+            this.recordedUntil = new long[nodes];
         }
 
     }
@@ -261,6 +283,9 @@ class QuarantineModelTests {
                 else if (action < 76) {
                     newInstance(this.random.nextInt(this.clients.length));
                 }
+                else if (action < 78) {
+                    failWrites(this.random.nextInt(this.clients.length));
+                }
                 else {
                     this.now += this.random.nextInt(1_500);
                 }
@@ -288,10 +313,19 @@ class QuarantineModelTests {
             Arrays.fill(client.decided, null);
             Arrays.fill(client.votesFrom, 0);
             Arrays.fill(client.checked, false);
+            Arrays.fill(client.recordedUntil, 0);
+            client.writesFailUntil = 0;
             for (int i = 0; i < this.count; i++) {
                 client.reach[i] = this.random.nextInt(10) < 7;
             }
             this.steps.add(this.now + " client " + c + " is a new instance reaching " + Arrays.toString(client.reach));
+        }
+
+        /** From now on, and for longer than its records live, every record write of client c fails; it still locks. */
+        private void failWrites(int c) {
+            Client client = this.clients[c];
+            client.writesFailUntil = this.now + NodeRecords.keepMillis(client.quarantine) + this.random.nextInt(5_000);
+            this.steps.add(this.now + " client " + c + " cannot write records until " + client.writesFailUntil);
         }
 
         private void partition(int c) {
@@ -392,7 +426,8 @@ class QuarantineModelTests {
                 if (!client.checked[x]) {
                     check(c, x);
                 }
-                if (client.checked[x] && this.now >= client.votesFrom[x]) {
+                boolean recorded = this.policy != Policy.RULE || this.now < client.recordedUntil[x];
+                if (client.checked[x] && this.now >= client.votesFrom[x] && recorded) {
                     Node node = this.nodes[x];
                     if (node.holder < 0 || node.expiresAt <= this.now) {
                         node.holder = id;
@@ -447,7 +482,7 @@ class QuarantineModelTests {
                 return;
             }
             boolean votes = verdict.quarantine() == null;
-            int confirmed = record(client, x, node.runId);
+            int confirmed = recordConfirmed(client, x, node.runId);
             if (votes && this.policy != Policy.FORMER_READS && confirmed < QuarantinePolicy.recordsToConfirm(this.count)) {
                 return;
             }
@@ -519,7 +554,7 @@ class QuarantineModelTests {
         private int record(Client client, int x, String runId) {
             int confirmed = 0;
             for (int j = 0; j < this.count; j++) {
-                if (j != x && client.reach[j] && this.random.nextInt(10) > 0) {
+                if (j != x && client.reach[j] && this.now >= client.writesFailUntil && this.random.nextInt(10) > 0) {
                     List<Record> held = this.nodes[j].records.get(x);
                     held.removeIf((record) -> record.runId().equals(runId) && record.maxTtl() == client.maxTtl);
                     held.add(new Record(runId, client.maxTtl, client.quarantine, this.now));
@@ -533,9 +568,21 @@ class QuarantineModelTests {
             Client client = this.clients[c];
             for (int x = 0; x < this.count; x++) {
                 if (client.checked[x] && client.decided[x] != null) {
-                    record(client, x, client.decided[x]);
+                    recordConfirmed(client, x, client.decided[x]);
                 }
             }
+        }
+
+        /**
+         * Writes client c's record of node x's process, and with enough confirmations lets x vote in c for two quarantines
+         * less a max-ttl from now, as RestartGuard does.
+         */
+        private int recordConfirmed(Client client, int x, String runId) {
+            int confirmed = record(client, x, runId);
+            if (confirmed >= QuarantinePolicy.recordsToConfirm(this.count)) {
+                client.recordedUntil[x] = Math.max(client.recordedUntil[x], this.now + 2 * client.quarantine - client.maxTtl);
+            }
+            return confirmed;
         }
 
         private ServerInfo info(Node node) {
