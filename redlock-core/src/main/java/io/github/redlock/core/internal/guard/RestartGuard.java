@@ -210,10 +210,10 @@ public final class RestartGuard implements AutoCloseable {
             this.scheduler.schedule(() -> check(index), 2, TimeUnit.SECONDS);
             return CompletableFuture.completedFuture(null);
         }
-        if (node.isSentinel()) {
-            // Decided only on a server that a majority of the sentinels names: a promoted one's wait then counts from a
+        if (node.isGroup()) {
+            // Decided only on a server that a majority of the sentinels names (a view the other masters confirm): a promoted one's wait then counts from a
             // moment after the sentinels' switch, which bounds how long a deposed master still counts in another client.
-            return node.confirmedBySentinels(CHECK_TIMEOUT_MILLIS).thenCompose((confirmed) -> {
+            return node.confirmedByGroup(CHECK_TIMEOUT_MILLIS).thenCompose((confirmed) -> {
                 if (node.vote().current().epoch() != epoch) {
                     return CompletableFuture.completedFuture(null);
                 }
@@ -245,7 +245,7 @@ public final class RestartGuard implements AutoCloseable {
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : (known != null) ? CompletableFuture.completedFuture(known)
                 : evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept))
-                        .thenApply((judged) -> node.isSentinel() ? fromNow(judged, info) : judged);
+                        .thenApply((judged) -> node.isGroup() ? fromNow(judged, info) : judged);
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided))
                 .thenCompose((decided) -> confirmed(index, info, decided)).thenAccept((decided) -> {
                     if (!decided.decided()) { // too few nodes answered: checked again shortly, the node does not vote meanwhile
@@ -295,7 +295,8 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * A Sentinel node's wait, counted from now (this check, which follows a majority of the sentinels naming the server)
+     * A Sentinel or cluster node's wait, counted from now (this check, which follows a majority of the sentinels naming
+     * the server, or of the other masters confirming the view)
      * rather than from the server's start, and longer by the bound of the sentinels' confirmations: a client cut off with
      * a deposed master counts it until at most that bound after a majority of the sentinels switched, and its lease
      * lives a max-ttl more (docs/nodes.md, "A deposed master").
@@ -305,8 +306,8 @@ public final class RestartGuard implements AutoCloseable {
             return verdict;
         }
         long nanos = verdict.waitNanos() + TimeUnit.SECONDS.toNanos(info.masterForSeconds()) + RedisNodeClient.SENTINEL_CONFIRMATION_NANOS;
-        return Verdict.waitFor(verdict.quarantine() + "; a Sentinel group's server waits from the moment a majority of its sentinels "
-                + "named it, " + TimeUnit.NANOSECONDS.toMillis(RedisNodeClient.SENTINEL_CONFIRMATION_NANOS) + " ms longer", nanos);
+        return Verdict.waitFor(verdict.quarantine() + "; a Sentinel group's or cluster's server waits from the moment a majority of "
+                + "its group confirmed it, " + TimeUnit.NANOSECONDS.toMillis(RedisNodeClient.SENTINEL_CONFIRMATION_NANOS) + " ms longer", nanos);
     }
 
     /**

@@ -36,6 +36,12 @@ import org.jspecify.annotations.Nullable;
  * then reads every master. A reply that says the view is stale ({@code MOVED}, {@code ASK}, {@code CLUSTERDOWN}, a
  * write refused as {@code READONLY}) reads it again, as does a master's lost connection, every second while one is
  * missing (a dead master is replaced by its replica without anyone telling the lock).
+ * <p>
+ * A master cut off from its cluster still answers as the master of its slots until its own node timeout, while its
+ * replica may serve them on the other side: the node votes only while the other masters confirm its view
+ * ({@link #confirms()}), each asked {@code CLUSTER NODES} every {@link SentinelWatch#ASK_EVERY_MILLIS} ms; a majority
+ * of them with another view makes it read the view again from one of them (docs/nodes.md, "A deposed master counts
+ * only while the other masters confirm the view").
  */
 final class ClusterShards {
 
@@ -80,6 +86,29 @@ final class ClusterShards {
     /** When the last read of the view began ({@link System#nanoTime()}). */
     private volatile long lastDiscoveryNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
 
+    /**
+     * How fresh the other masters' confirmation of the view must be for the node to vote: as for a Sentinel node's
+     * sentinels ({@link SentinelWatch#CONFIRMATION_BOUND_NANOS}).
+     */
+    static final long CONFIRMATION_BOUND_NANOS = SentinelWatch.CONFIRMATION_BOUND_NANOS;
+
+    /** Per master address: its latest answer to {@code CLUSTER NODES} asked for the confirmation, as a view signature. */
+    private final Map<String, SentinelWatch.Answer> answers = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Per master address: whether its question awaits an answer (one at a time). */
+    private final Map<String, AtomicBoolean> asking = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The view the other masters confirmed, and until when; {@code view} null: none. */
+    private volatile Confirmed confirmed = new Confirmed(null, 0);
+
+    private volatile long lastFollowNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+
+    private volatile io.netty.util.concurrent.@Nullable ScheduledFuture<?> askingTask;
+
+    /** A view the other masters confirmed, and until when ({@link System#nanoTime()}). */
+    private record Confirmed(@Nullable View view, long untilNanos) {
+    }
+
     ClusterShards(NodeConnector connector, ClusterUri uri, EventExecutorGroup scheduler, Runnable onReady, Runnable onDown) {
         this.connector = connector;
         this.uri = uri;
@@ -93,6 +122,10 @@ final class ClusterShards {
      * @return a future completed once the first attempt decided (whether every master connected or not)
      */
     CompletableFuture<Void> connect() {
+        if (this.askingTask == null) {
+            this.askingTask = this.scheduler.scheduleAtFixedRate(this::askAll, SentinelWatch.ASK_EVERY_MILLIS,
+                    SentinelWatch.ASK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+        }
         discover("connecting").whenComplete((changed, failure) -> {
             if (failure != null) {
                 scheduleRediscovery();
@@ -103,6 +136,140 @@ final class ClusterShards {
             CompletableFuture.allOf(attempts.toArray(CompletableFuture[]::new)).whenComplete((done, ignored) -> this.firstAttempt.complete(null));
         });
         return this.firstAttempt;
+    }
+
+    /**
+     * Whether the other masters confirm the current view: for every master of it, a majority of the cluster's masters
+     * other than it ({@code floor((m - 1) / 2) + 1} of the {@code m - 1}) answered {@code CLUSTER NODES}, to questions sent
+     * within {@link #CONFIRMATION_BOUND_NANOS}, with this view's masters and slots. A master never confirms itself: a
+     * deposed master cut off from the cluster still names itself. A volatile read and a clock read.
+     */
+    boolean confirms() {
+        Confirmed current = this.confirmed;
+        return current.view() == this.view && current.view() != null && current.untilNanos() - System.nanoTime() > 0;
+    }
+
+    /** Why the node may not vote now for want of the other masters' confirmation, for refusals and its status. */
+    String unconfirmed() {
+        View current = this.view;
+        int masters = current.shards.size();
+        if (masters < 2) {
+            return "no other master of the cluster can confirm that its one master is still the master (a cluster node needs "
+                    + "at least two masters, three for failovers)";
+        }
+        int needed = (masters - 1) / 2 + 1;
+        return "no majority (" + needed + " of the " + (masters - 1) + " others, for each master) of the cluster's masters confirmed "
+                + "within the last " + TimeUnit.NANOSECONDS.toMillis(CONFIRMATION_BOUND_NANOS) + " ms that its view (" + current.signature
+                + ") is theirs (masters unreachable, or a failover)";
+    }
+
+    /**
+     * A future completed with true as soon as the other masters confirm the current view ({@link #confirms()}), or with
+     * false after {@code timeoutMillis}.
+     */
+    CompletableFuture<Boolean> confirmed(long timeoutMillis) {
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        awaitConfirmed(deadline, result);
+        return result;
+    }
+
+    private void awaitConfirmed(long deadlineNanos, CompletableFuture<Boolean> result) {
+        if (confirms()) {
+            result.complete(true);
+        }
+        else if (this.closed || deadlineNanos - System.nanoTime() <= 0) {
+            result.complete(false);
+        }
+        else { // answers come every ASK_EVERY_MILLIS: look again as often, with a deadline
+            this.scheduler.schedule(() -> awaitConfirmed(deadlineNanos, result), 50, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Asks every master of the view for its view, each on its own connection, one question at a time each. */
+    private void askAll() {
+        View current = this.view;
+        for (Shard shard : current.shards) {
+            RedisAsyncCommands<byte[], byte[]> async = shard.connection.commands();
+            AtomicBoolean busy = this.asking.computeIfAbsent(shard.address, (address) -> new AtomicBoolean());
+            if (async == null || !shard.connection.isConnected() || !busy.compareAndSet(false, true)) {
+                continue;
+            }
+            long sentAt = System.nanoTime();
+            CompletableFuture<String> reply;
+            try {
+                reply = async.clusterNodes().toCompletableFuture();
+            }
+            catch (RuntimeException ex) {
+                reply = CompletableFuture.failedFuture(ex);
+            }
+            RedisURI source = shard.uri;
+            reply.orTimeout(TimeUnit.NANOSECONDS.toMillis(CONFIRMATION_BOUND_NANOS), TimeUnit.MILLISECONDS).whenComplete((text, failure) -> {
+                busy.set(false);
+                if (failure == null && text != null) {
+                    String signature;
+                    try {
+                        signature = View.parse(text, source).signature;
+                    }
+                    catch (RuntimeException ex) {
+                        signature = "";
+                    }
+                    answered(shard.address, new SentinelWatch.Answer(sentAt, signature));
+                }
+            });
+        }
+        this.asking.keySet().removeIf((address) -> current.shards.stream().noneMatch((shard) -> shard.address.equals(address)));
+        this.answers.keySet().removeIf((address) -> current.shards.stream().noneMatch((shard) -> shard.address.equals(address)));
+    }
+
+    /** Keeps a master's answer if it is newer than the one kept, and works out the confirmation again. */
+    private void answered(String address, SentinelWatch.Answer answer) {
+        this.answers.merge(address, answer, (before, after) -> (after.sentAtNanos() - before.sentAtNanos() > 0) ? after : before);
+        View current = this.view;
+        long until = confirmedUntil(current, this.answers);
+        this.confirmed = new Confirmed((until != Long.MIN_VALUE) ? current : null, until);
+        // A majority of the masters names another view than this node's: read it again, from one of them.
+        Map<String, Integer> bySignature = new HashMap<>();
+        this.answers.values().forEach((each) -> bySignature.merge(each.address(), 1, Integer::sum));
+        int majority = current.shards.size() / 2 + 1;
+        bySignature.forEach((signature, count) -> {
+            if (count >= majority && !signature.isEmpty() && !signature.equals(current.signature)
+                    && System.nanoTime() - this.lastFollowNanos > TimeUnit.SECONDS.toNanos(1)) {
+                this.lastFollowNanos = System.nanoTime();
+                String from = this.answers.entrySet().stream().filter((entry) -> entry.getValue().address().equals(signature))
+                        .map(Map.Entry::getKey).findFirst().orElse(null);
+                discoverFrom(from, "a majority of the cluster's masters has another view: " + signature);
+            }
+        });
+    }
+
+    /**
+     * Until when ({@link System#nanoTime()}) the masters' answers confirm {@code view} for every master of it (see
+     * {@link #confirms()}), or {@link Long#MIN_VALUE} when they do not.
+     */
+    static long confirmedUntil(View view, Map<String, SentinelWatch.Answer> answers) {
+        int masters = view.shards.size();
+        if (masters < 2) {
+            return Long.MIN_VALUE;
+        }
+        int needed = (masters - 1) / 2 + 1;
+        long until = Long.MAX_VALUE;
+        for (Shard shard : view.shards) {
+            List<Long> sent = new ArrayList<>();
+            for (Shard other : view.shards) {
+                SentinelWatch.Answer answer = answers.get(other.address);
+                if (other != shard && answer != null && answer.address().equals(view.signature)) {
+                    sent.add(answer.sentAtNanos());
+                }
+            }
+            if (sent.size() < needed) {
+                return Long.MIN_VALUE;
+            }
+            sent.sort((a, b) -> Long.compare(b - a, 0));
+            long shardUntil = sent.get(needed - 1) + CONFIRMATION_BOUND_NANOS;
+            until = (shardUntil - until < 0) ? shardUntil : until;
+        }
+        return until;
     }
 
     /** The connection to the master that serves the key's slot in the current view, or null when none does. */
@@ -265,6 +432,19 @@ final class ClusterShards {
      * @return whether it changed; failed when no server answered
      */
     private CompletableFuture<Boolean> discover(String reason) {
+        return discover(null, reason);
+    }
+
+    /** Reads the view from the given master first ({@code host:port} of a master of the view), as {@link #discover(String)}. */
+    private void discoverFrom(@Nullable String address, String reason) {
+        discover(address, reason).whenComplete((changed, failure) -> {
+            if (failure != null || !isConnected()) {
+                scheduleRediscovery();
+            }
+        });
+    }
+
+    private CompletableFuture<Boolean> discover(@Nullable String preferred, String reason) {
         if (this.closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("closed"));
         }
@@ -275,7 +455,9 @@ final class ClusterShards {
         this.lastDiscoveryNanos = System.nanoTime();
         // Asked of a connected master on its own connection first; a seed on a connection of its own only when none is.
         CompletableFuture<ViewText> read = null;
-        for (Shard shard : this.view.shards) {
+        List<Shard> sources = new ArrayList<>(this.view.shards);
+        sources.sort((a, b) -> Boolean.compare(!a.address.equals(preferred), !b.address.equals(preferred)));
+        for (Shard shard : sources) {
             RedisAsyncCommands<byte[], byte[]> async = shard.connection.commands();
             if (async != null && shard.connection.isConnected()) {
                 RedisURI source = shard.uri;
@@ -398,6 +580,10 @@ final class ClusterShards {
     /** Closes every master's connection and stops reading the view. */
     CompletableFuture<Void> close() {
         this.closed = true;
+        io.netty.util.concurrent.ScheduledFuture<?> task = this.askingTask;
+        if (task != null) {
+            task.cancel(false);
+        }
         return CompletableFuture.allOf(this.view.shards.stream().map((shard) -> shard.connection.close()).toArray(CompletableFuture[]::new));
     }
 

@@ -193,11 +193,15 @@ public final class RedisNodeClient {
     }
 
     /**
-     * Why a Sentinel node may not vote now although its check let it: no majority of its sentinels confirmed, within
-     * {@link #SENTINEL_CONFIRMATION_NANOS}, that the server its connection reaches is the master (docs/nodes.md). Null
-     * when they did, and for any other node.
+     * Why a Sentinel or cluster node may not vote now although its check let it: no majority of its sentinels (of the
+     * cluster's other masters) confirmed, within {@link #SENTINEL_CONFIRMATION_NANOS}, that the server its connection
+     * reaches is the master (that its view is theirs) (docs/nodes.md). Null when they did, and for a single server.
      */
     public @Nullable String unconfirmed() {
+        ClusterShards shards = this.cluster;
+        if (shards != null) {
+            return shards.confirms() ? null : shards.unconfirmed();
+        }
         SentinelWatch watch = this.sentinels;
         if (watch == null) {
             return null;
@@ -207,10 +211,22 @@ public final class RedisNodeClient {
     }
 
     /**
-     * Of a Sentinel node: a future completed with true as soon as a majority of its sentinels confirms the server its
-     * connection reaches, or with false after {@code timeoutMillis}. Completed with true at once for any other node.
+     * Whether the node's vote depends on a confirmation by its group's authority (a Sentinel group's sentinels, a
+     * cluster's other masters) that the server it votes through is the master (docs/nodes.md).
      */
-    public CompletableFuture<Boolean> confirmedBySentinels(long timeoutMillis) {
+    public boolean isGroup() {
+        return this.sentinels != null || this.cluster != null;
+    }
+
+    /**
+     * Of a Sentinel node: a future completed with true as soon as a majority of its sentinels confirms the server its
+     * connection reaches, or with false after {@code timeoutMillis}; of a cluster node, once the other masters confirm
+     * its view. Completed with true at once for a single server.
+     */
+    public CompletableFuture<Boolean> confirmedByGroup(long timeoutMillis) {
+        if (this.cluster != null) {
+            return this.cluster.confirmed(timeoutMillis);
+        }
         SentinelWatch watch = this.sentinels;
         return (watch == null) ? CompletableFuture.completedFuture(true) : watch.confirmed(this.link.address(), timeoutMillis);
     }
@@ -532,6 +548,14 @@ public final class RedisNodeClient {
      * master that still answers as one, beside a promoted replica that counts in another client.
      */
     private boolean refusedAsUnconfirmed(QuorumCall call, int index) {
+        ClusterShards shards = this.cluster;
+        if (shards != null) {
+            if (shards.confirms()) {
+                return false;
+            }
+            call.record(index, NodeReply.notVoting(shards.unconfirmed()));
+            return true;
+        }
         SentinelWatch watch = this.sentinels;
         if (watch == null) {
             return false;

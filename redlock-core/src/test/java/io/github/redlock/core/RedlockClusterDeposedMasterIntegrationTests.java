@@ -1,0 +1,150 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.redlock.test.RedisCluster;
+import io.github.redlock.test.RedisNode;
+import io.github.redlock.test.RedisNodesExtension;
+import io.github.redlock.test.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A Redis Cluster whose master M of the lock's shard is cut off from the cluster bus while its replica R takes over
+ * ({@code CLUSTER FAILOVER TAKEOVER}), beside four standalone masters ({@code [C, s0, s1, s2, s3]}, quorum 3), on real
+ * processes. M and R announce bus ports behind proxies that then drop every byte (nothing reaches M over the bus, so it
+ * never hears of R, and R's answers to M are lost too); the cluster's node timeout is 15 s, Redis 7.0's default, so M
+ * keeps calling itself the master and accepting writes all along. Client A, connected before, loses s2 and s3 and keeps
+ * its view in which M serves the key (M serves the first slots, so A reads the view again from M). Client B, started
+ * after the takeover, sees R, quarantines it and counts it. Without
+ * the other masters' confirmation A takes the lock on {C via M, s0, s1} while B holds it on {C via R, s2, s3}: two valid
+ * leases (the test failed so before the rule). With it A's view is confirmed by no other master, and A is refused.
+ */
+class RedlockClusterDeposedMasterIntegrationTests {
+
+    private static final Duration MAX_TTL = Duration.ofSeconds(3);
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(4);
+
+    private RedisCluster cluster;
+
+    private final List<TcpProxy> proxies = new ArrayList<>();
+
+    @BeforeEach
+    void startCluster() {
+        this.cluster = RedisCluster.start(3, 1);
+    }
+
+    @AfterEach
+    void stopCluster() {
+        this.proxies.forEach(TcpProxy::close);
+        this.cluster.close();
+    }
+
+    @Test
+    void aClientWithTheDeposedMasterOfAShardStopsCountingItOnceTheOtherMastersFollowTheTakeover() {
+        RedisNode deposed = this.cluster.masters().get(0);
+        String key = keyServedBy(deposed);
+        RedisNode promoted = this.cluster.replicasOf(deposed).get(0);
+        for (RedisNode node : this.cluster.nodes()) {
+            ServerCommands.call(node, "CONFIG", "SET", "cluster-node-timeout", "15000");
+        }
+        TcpProxy deposedBus = busProxy(deposed);
+        TcpProxy promotedBus = busProxy(promoted);
+        TcpProxy s2 = proxy(redis.node(2));
+        TcpProxy s3 = proxy(redis.node(3));
+        try (Redlock a = redlock(this.cluster.uri(), redis.node(0).uri(), redis.node(1).uri(), "redis://" + s2.hostAndPort(),
+                "redis://" + s3.hostAndPort())) {
+            String clusterNode = a.nodeStatuses().keySet().iterator().next();
+            awaitTrue(Duration.ofSeconds(30), () -> a.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP));
+            s2.silence();
+            s3.silence();
+            deposedBus.silence();
+            promotedBus.silence();
+            ServerCommands.call(promoted, "CLUSTER", "FAILOVER", "TAKEOVER");
+            RedisNode viewer = this.cluster.masters().get(1);
+            awaitTrue(Duration.ofSeconds(20), () -> servesSlots(ServerCommands.call(viewer, "CLUSTER", "NODES"), promoted));
+            try (Redlock b = redlock(seedsEndingWith(deposed), redis.node(0).uri(), redis.node(1).uri(), redis.node(2).uri(), redis.node(3).uri())) {
+                String clusterNodeOfB = b.nodeStatuses().keySet().iterator().next();
+                awaitTrue(Duration.ofSeconds(40), () -> b.nodeStatuses().get(clusterNodeOfB).state() == NodeStatus.State.UP
+                        && b.nodeStatuses().get(clusterNodeOfB).servers().stream().anyMatch((server) -> server.startsWith(promoted.hostAndPort() + " ")));
+                try (NodeInspector inspector = new NodeInspector(List.of(deposed.uri()))) {
+                    assertThat(inspector.role(0)).as("the deposed master still answers as a master").isEqualTo("master");
+                }
+                assertThat(servesSlots(ServerCommands.call(deposed, "CLUSTER", "NODES"), deposed))
+                        .as("the deposed master still serves its slots in its own view").isTrue();
+                Optional<RedlockLease> first = a.tryAcquire(key, MAX_TTL);
+                Optional<RedlockLease> second = b.tryAcquire(key, MAX_TTL);
+                boolean bothValid = first.isPresent() && second.isPresent() && first.get().isValid() && second.get().isValid();
+                assertThat(bothValid).as("two valid leases of %s at once: A's through the deposed master %s, B's through the promoted %s", key,
+                        deposed.hostAndPort(), promoted.hostAndPort()).isFalse();
+                assertThat(first).as("A, whose view no other master confirms").isEmpty();
+                assertThat(second).as("B").isPresent();
+                assertThat(a.nodeStatuses().get(clusterNode).state()).as("the cluster node in A").isNotEqualTo(NodeStatus.State.UP);
+                second.get().release();
+            }
+        }
+    }
+
+    /**
+     * A key of the first shard's master: A reads the view again (at each refresh of its records) from the first master
+     * of its view that it reaches, which is then the deposed one, so A keeps the view in which it serves the key.
+     */
+    private String keyServedBy(RedisNode master) {
+        for (int i = 0;; i++) {
+            if (this.cluster.masterOf("redlock:k" + i) == master) {
+                return "k" + i;
+            }
+        }
+    }
+
+    /** The cluster's node entry with the given node as its last seed: B, started later, reads its view from another. */
+    private String seedsEndingWith(RedisNode last) {
+        List<RedisNode> seeds = new ArrayList<>(this.cluster.nodes());
+        seeds.remove(last);
+        seeds.add(last);
+        return "redis-cluster://" + String.join(",", seeds.stream().map(RedisNode::hostAndPort).toList());
+    }
+
+    /** Whether {@code CLUSTER NODES} shows the node as a master with slots. */
+    private static boolean servesSlots(String clusterNodes, RedisNode node) {
+        return clusterNodes.lines().anyMatch((line) -> {
+            String[] words = line.split(" ");
+            return words.length > 8 && words[1].startsWith("127.0.0.1:" + node.port() + "@") && words[2].contains("master");
+        });
+    }
+
+    /**
+     * A proxy in front of the node's cluster bus ({@code port + 10000}), which the node then announces as its bus port;
+     * returns once every node of the cluster reaches it there.
+     */
+    private TcpProxy busProxy(RedisNode node) {
+        TcpProxy proxy = TcpProxy.to("127.0.0.1", node.port() + 10000);
+        this.proxies.add(proxy);
+        ServerCommands.call(node, "CONFIG", "SET", "cluster-announce-bus-port", Integer.toString(proxy.port()));
+        String announced = "127.0.0.1:" + node.port() + "@" + proxy.port();
+        awaitTrue(Duration.ofSeconds(20), () -> this.cluster.nodes().stream()
+                .allMatch((each) -> ServerCommands.call(each, "CLUSTER", "NODES").contains(announced)));
+        return proxy;
+    }
+
+    private TcpProxy proxy(RedisNode node) {
+        TcpProxy proxy = TcpProxy.to(node);
+        this.proxies.add(proxy);
+        return proxy;
+    }
+
+    private static Redlock redlock(String... nodes) {
+        return Redlock.builder().nodes(nodes).nodeTimeout(Duration.ofMillis(300)).maxTtl(MAX_TTL).restartQuarantine(RestartQuarantine.AUTO).build();
+    }
+
+}
