@@ -290,7 +290,8 @@ class RedlockWaitingIntegrationTests {
             }
             RedlockLease held = this.holder.get().acquire("acl", Duration.ofSeconds(30), Duration.ZERO);
             assertThat(held.release()).isTrue();
-            assertThat(this.nodes.exists("redlock:acl")).containsOnly(false);
+            // release() returns at a quorum: the other nodes' deletes may still be on their way.
+            awaitTrue(Duration.ofSeconds(5), () -> !this.nodes.exists("redlock:acl").contains(true));
         }
         finally {
             for (int i = 0; i < 5; i++) {
