@@ -34,7 +34,7 @@ public final class TestLeases {
         QuorumCall acquisition = new QuorumCall(new String[] { "a:1", "b:1", "c:1" }, 2, new ManualTimer(), TimeUnit.HOURS.toNanos(1),
                 NodeReply.timedOut(TimeUnit.HOURS.toNanos(1)), "set", null);
         LeaseHandle handle = new LeaseHandle(type, key, keys, token.getBytes(StandardCharsets.US_ASCII), acquisition, expiries, 2,
-                10_000, 0);
+                10_000, 0, new String[3]);
         return LeaseAccess.get().create(operations, handle, key, token);
     }
 

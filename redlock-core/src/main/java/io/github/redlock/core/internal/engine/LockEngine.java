@@ -433,15 +433,30 @@ public final class LockEngine implements Retries.Attempts {
             @Nullable QuorumCall confirmation, long ttlMillis, long fencingToken) {
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         NodeExpiries expiries = new NodeExpiries(this.nodes.size(), acquisition.startNanos());
+        @Nullable String[] servers = new String[this.nodes.size()];
         for (int i = 0; i < this.nodes.size(); i++) {
             NodeReply reply = acquisition.reply(i);
             NodeReply confirmed = (confirmation != null) ? confirmation.reply(i) : null;
             if (reply != null && reply.granted() && (confirmed == null || confirmed.outcome() != NodeReply.Outcome.DENIED)) {
                 expiries.raise(i, acquisition.startNanos() + ttlNanos - this.nodes.drift(ttlNanos));
+                // The process checked last: the one that granted, or, if the node restarted meanwhile and was checked
+                // already, a later one, which then never counts as restarted since (a repair is never owed wrongly).
+                servers[i] = this.nodes.node(i).vote().runId();
             }
         }
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
-        LeaseHandle handle = new LeaseHandle(type, key, keys, tokenBytes, acquisition, expiries, this.nodes.quorum(), ttlMillis, fencingToken);
+        LeaseHandle handle = new LeaseHandle(type, key, keys, tokenBytes, acquisition, expiries, this.nodes.quorum(), ttlMillis, fencingToken,
+                servers);
+        // Grants after the decision hold the token too, uncounted until an extension confirms them: their processes are
+        // noted as they arrive, so that a node that restarts before the first extension is still repaired.
+        acquisition.allReplies().thenRun(() -> {
+            for (int i = 0; i < this.nodes.size(); i++) {
+                NodeReply reply = acquisition.reply(i);
+                if (servers[i] == null && reply != null && reply.granted() && confirmation == null) {
+                    handle.heldBy(i, this.nodes.node(i).vote().runId());
+                }
+            }
+        });
         RedlockLease lease = LEASES.create(this.followUps, handle, key, token);
         this.held.add(lease);
         return Attempt.acquired(lease);

@@ -3,12 +3,15 @@ package io.github.redlock.core.internal.lease;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.github.redlock.core.RedlockObserver;
 import io.github.redlock.core.internal.node.NodeReply;
 import io.github.redlock.core.internal.node.NodeSet;
 import io.github.redlock.core.internal.node.QuorumCall;
+import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.release.ReleaseMessages;
+import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.script.LuaScript;
 import io.github.redlock.core.internal.support.InFlight;
 import io.netty.util.Timeout;
@@ -17,10 +20,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The commands that follow an acquisition on every node it may have reached: the compare-and-delete release
- * (also the clean-up of a failed attempt) and the compare-and-extend extension. Each goes only to nodes the
- * acquisition may have reached, after it on the same connection.
+ * (also the clean-up of a failed attempt), the compare-and-extend extension, and the repair of a lease on a node
+ * that restarted empty. Each goes only to nodes the acquisition may have reached, after it on the same connection.
  */
 public final class FollowUps implements LeaseOperations {
+
+    /**
+     * A system property that turns lease repairs off when a lock is built ({@code true}): the control of the tests that
+     * show what repairs prevent. Internal, not a setting.
+     */
+    static final String NO_REPAIRS_PROPERTY = "redlock.internal.no-lease-repairs";
+
+    private static final System.Logger logger = System.getLogger(FollowUps.class.getName());
 
     private final NodeSet nodes;
 
@@ -38,6 +49,12 @@ public final class FollowUps implements LeaseOperations {
 
     /** Observations of releases and extensions, or null when the application gave no registry. */
     private final @Nullable LockObservations observations;
+
+    /** Whether extensions repair leases on restarted nodes ({@link #NO_REPAIRS_PROPERTY}). */
+    private final boolean repairs = !Boolean.getBoolean(NO_REPAIRS_PROPERTY);
+
+    /** Per node, the {@code run_id} of the last process a repair was logged for: one line per restart, not per lease. */
+    private final AtomicReferenceArray<@Nullable String> repairLogged;
 
     /** How a release hands the lock to a waiting caller in the same step, instead of freeing it (see {@code LockEngine}). */
     @FunctionalInterface
@@ -63,6 +80,7 @@ public final class FollowUps implements LeaseOperations {
         this.held = held;
         this.maxTtlMillis = maxTtlMillis;
         this.messages = messages;
+        this.repairLogged = new AtomicReferenceArray<>(nodes.size());
     }
 
     /**
@@ -84,6 +102,7 @@ public final class FollowUps implements LeaseOperations {
     }
 
     private CompletableFuture<Boolean> release(LeaseHandle lease, long keepMillis) {
+        lease.end(); // before anything is sent: a repair that races the release undoes itself (see repaired)
         this.held.remove(lease);
         LockObservations observations = this.observations;
         LockObservations.Started observation = (observations != null) ? observations.releasing(lease) : null;
@@ -154,8 +173,13 @@ public final class FollowUps implements LeaseOperations {
             throw ex;
         }
         CompletableFuture<ExtendOutcome> outcome = sent.thenCompose((call) -> call.decision().thenApply((reached) -> {
-            int holding = record(lease.expiries(), call);
-            call.allReplies().thenRun(() -> record(lease.expiries(), call)); // late answers count too
+            int holding = record(lease, call);
+            call.allReplies().thenRun(() -> {
+                record(lease, call); // late answers count too
+                if (reached && holding >= this.nodes.quorum()) {
+                    repair(lease, call); // after the last answer is recorded: none of this call's can undo a repair
+                }
+            });
             boolean extended = reached && holding >= this.nodes.quorum();
             RedlockObserver observer = this.nodes.observer();
             if (observer != null) {
@@ -230,11 +254,88 @@ public final class FollowUps implements LeaseOperations {
     }
 
     /**
+     * Writes the lease's token again on the nodes where this successful extension found it gone because the node
+     * restarted since it held the token: its {@code run_id} changed, and it votes again (its restart quarantine is
+     * over, so no lease can depend on what the node lost; this one stood on the other nodes meanwhile). Never on a node
+     * that did not restart (a revoke or an expiry there is real), nor on a cluster node (its {@code run_id} is not one
+     * server's), nor once a release started; only an exclusive lease, on one key or several, whose keys are all free
+     * there ({@code repair.lua}: another holder's key is never replaced). The keys live for the lease's remaining
+     * validity, counted from before the repair is sent, and from its reply on the node counts toward the lease's
+     * validity again, as after an acquisition.
+     */
+    private void repair(LeaseHandle lease, QuorumCall extension) {
+        if (!this.repairs || lease.ended() || (lease.type() != LockType.EXCLUSIVE && lease.type() != LockType.MULTI)) {
+            return;
+        }
+        long ttlMillis = TimeUnit.NANOSECONDS.toMillis(lease.validLeft(System.nanoTime()));
+        if (ttlMillis < 1) {
+            return;
+        }
+        @Nullable String[] restarted = new String[this.nodes.size()];
+        boolean any = false;
+        for (int i = 0; i < this.nodes.size(); i++) {
+            NodeReply reply = extension.reply(i);
+            String before = lease.server(i);
+            RedisNodeClient node = this.nodes.node(i);
+            String now = node.vote().runId();
+            if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && before != null && now != null && !now.equals(before)
+                    && !node.isCluster() && node.vote().mayVote()) {
+                restarted[i] = now;
+                any = true;
+            }
+        }
+        if (!any) {
+            return;
+        }
+        byte[][] keys = lease.keys().extend();
+        byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        this.work.track(this.nodes.inProgramOrder(() -> {
+            QuorumCall call = this.nodes.newCall("repair");
+            for (int i = 0; i < this.nodes.size(); i++) {
+                if (restarted[i] != null) {
+                    this.nodes.node(i).acquire(LuaScript.REPAIR, keys, args, call, i); // refused unsent if it stopped voting
+                }
+                else {
+                    call.record(i, NodeReply.NOT_SENT);
+                }
+            }
+            return call;
+        }).thenCompose((call) -> call.allReplies().thenRun(() -> repaired(lease, call, restarted, ttlMillis))));
+    }
+
+    /** Counts the nodes a repair wrote the token on again; undoes it where a release started meanwhile. */
+    private void repaired(LeaseHandle lease, QuorumCall call, @Nullable String[] restarted, long ttlMillis) {
+        long held = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        boolean any = false;
+        for (int i = 0; i < this.nodes.size(); i++) {
+            NodeReply reply = call.reply(i);
+            String runId = restarted[i];
+            if (runId == null || reply == null || !reply.granted()) {
+                continue;
+            }
+            lease.expiries().restore(i, call.startNanos() + held - this.nodes.drift(held));
+            lease.repaired(i, runId);
+            any = true;
+            if (!runId.equals(this.repairLogged.getAndSet(i, runId))) {
+                logger.log(System.Logger.Level.INFO, "Node " + this.nodes.node(i).name() + " restarted empty (run_id " + runId
+                        + ") and votes again after its quarantine: the leases held through it are written there again as they"
+                        + " are extended (first: '" + lease.name() + "')");
+            }
+        }
+        if (any && lease.ended()) {
+            // A release started meanwhile and may have reached the node first: delete the token again where it still is.
+            this.work.track(this.nodes.inProgramOrder(() -> release(lease.type().releaseScript(), lease.keys().release(),
+                    new byte[][] { lease.tokenBytes() }, lease.acquisition(), 0)));
+        }
+    }
+
+    /**
      * Records what an extension's nodes said into the lease's per-node times: a node that keeps the key for
      * {@code r} ms holds it until at least the call's start plus {@code r}, less drift; a node without it is gone.
      * @return how many nodes this call showed to hold the key past now
      */
-    private int record(NodeExpiries expiries, QuorumCall call) {
+    private int record(LeaseHandle lease, QuorumCall call) {
+        NodeExpiries expiries = lease.expiries();
         long now = System.nanoTime();
         int holding = 0;
         for (int i = 0; i < this.nodes.size(); i++) {
@@ -249,6 +350,9 @@ public final class FollowUps implements LeaseOperations {
                 long held = TimeUnit.MILLISECONDS.toNanos(reply.value());
                 long until = call.startNanos() + held - this.nodes.drift(held);
                 expiries.raise(i, until);
+                if (lease.server(i) == null) {
+                    lease.heldBy(i, this.nodes.node(i).vote().runId());
+                }
                 if (until - now > 0) {
                     holding++;
                 }

@@ -1,7 +1,10 @@
 package io.github.redlock.core.internal.lease;
 
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
 import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.script.LockType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lease is on the nodes: its lock type and keys, its token, the acquisition's replies (follow-ups go
@@ -34,8 +37,20 @@ public final class LeaseHandle {
     /** The longest time to live this lease asked any node for: how long a release stays worth sending. */
     private volatile long longestTtlMillis;
 
+    /**
+     * Per node, the {@code run_id} of the server process that holds the lease's token: the one it granted the lease
+     * through, then the one a repair wrote it to; null where the node did not grant it, or its process is unknown.
+     */
+    private final AtomicReferenceArray<@Nullable String> servers;
+
+    /** Whether a release was started: nothing is repaired any more, and a repair that raced it is undone. */
+    private volatile boolean ended;
+
+    /**
+     * @param servers per node, the {@code run_id} of the process that granted the lease, or null (not granted, unknown)
+     */
     public LeaseHandle(LockType type, String name, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition, NodeExpiries expiries,
-            int quorum, long ttlMillis, long fencingToken) {
+            int quorum, long ttlMillis, long fencingToken, @Nullable String[] servers) {
         this.type = type;
         this.name = name;
         this.keys = keys;
@@ -46,6 +61,38 @@ public final class LeaseHandle {
         this.ttlMillis = ttlMillis;
         this.longestTtlMillis = ttlMillis;
         this.fencingToken = fencingToken;
+        this.servers = new AtomicReferenceArray<>(servers);
+    }
+
+    /** The {@code run_id} of the node's process that holds the lease's token, or null when none is known to. */
+    @Nullable String server(int node) {
+        return this.servers.get(node);
+    }
+
+    /** A repair wrote the lease's token on the node, whose process is now {@code runId}. */
+    void repaired(int node, String runId) {
+        this.servers.set(node, runId);
+    }
+
+    /**
+     * A grant that came after the acquisition was decided, or an extension, found the lease's token on a node whose
+     * process was not known to hold it: the process checked last, unless one is known already. A later process than
+     * the one that holds the token only ever makes a repair less likely.
+     */
+    public void heldBy(int node, @Nullable String runId) {
+        if (runId != null) {
+            this.servers.compareAndSet(node, null, runId);
+        }
+    }
+
+    /** Whether a release of the lease was started. */
+    boolean ended() {
+        return this.ended;
+    }
+
+    /** A release of the lease starts: set before anything of it is sent. */
+    void end() {
+        this.ended = true;
     }
 
     /** The fencing token, or 0 when the lease has none (fencing off, or a read lease). */

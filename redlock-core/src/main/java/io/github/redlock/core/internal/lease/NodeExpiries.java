@@ -9,9 +9,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Invariant: each time is a lower bound of when the node drops the key. It holds because a node's time is
  * only ever raised by a reply that saw the key ("kept for r ms more", measured from before the command was
  * sent), the scripts never shorten a key, and a reply that did not find the key marks the node as
- * {@linkplain #GONE gone} for good (a lease's token is never written again once the lease is granted, and
- * each node runs one connection's commands in order). Both updates commute, so replies of overlapping
- * extensions may be applied in any order: an older reply never undoes a newer one.
+ * {@linkplain #GONE gone} (each node runs one connection's commands in order). Both updates commute, so replies of
+ * overlapping extensions may be applied in any order: an older reply never undoes a newer one. A gone node comes back
+ * only through {@link #restore}, the reply of a repair that wrote the token again (a restarted node, after its
+ * quarantine): a "gone" that an older extension's reply brings after it only lowers what is known, which is safe.
  * <p>
  * Lock-free: updates by CAS, reads without locking; a few longs per lease.
  */
@@ -52,9 +53,24 @@ public final class NodeExpiries {
         while (!this.until.compareAndSet(node, current, untilNanos));
     }
 
-    /** Records that the node no longer holds the key: for good. */
+    /** Records that the node no longer holds the key: until a repair {@linkplain #restore restores} it. */
     void drop(int node) {
         this.until.set(node, GONE);
+    }
+
+    /**
+     * Records that a repair wrote the lease's token on the node again, which holds it until at least {@code untilNanos}:
+     * as {@link #raise}, but also where the node was gone.
+     */
+    void restore(int node, long untilNanos) {
+        long current;
+        do {
+            current = this.until.get(node);
+            if (current != GONE && current != UNKNOWN && untilNanos - this.origin <= current - this.origin) {
+                return;
+            }
+        }
+        while (!this.until.compareAndSet(node, current, untilNanos));
     }
 
     /**

@@ -48,6 +48,13 @@ public final class LuaScript {
     static final LuaScript EXTEND_MULTI = load("extend-multi.lua");
 
     /**
+     * The re-write of an exclusive lease (on one key or several) on a node that restarted empty since the grant and
+     * votes again after its quarantine: all the keys, where none of them exists (see {@code FollowUps#repair}). Seldom, and
+     * not bounded by a node timeout: not loaded, sent by SHA with the body after a NOSCRIPT.
+     */
+    public static final LuaScript REPAIR = load("repair.lua");
+
+    /**
      * An exclusive lock's release that hands the key to the next holder of this JVM in the same step, where it
      * still holds the releasing token (see {@code LockEngine#handOver}).
      */

@@ -64,7 +64,7 @@ class NodeExpiriesTests {
     }
 
     @Test
-    void aDroppedNodeIsGoneForGood() {
+    void aDroppedNodeIsGoneUntilARepair() {
         NodeExpiries expiries = new NodeExpiries(3, ORIGIN);
         expiries.raise(0, 5_000);
         expiries.raise(1, 6_000);
@@ -73,6 +73,23 @@ class NodeExpiriesTests {
         expiries.raise(2, 99_000); // a late reply of an earlier extension
         assertThat(expiries.validUntil(2)).isEqualTo(5_000);
         assertThat(expiries.validUntil(1)).isEqualTo(6_000);
+        assertThat(expiries.validUntil(3)).isEqualTo(NodeExpiries.UNKNOWN);
+    }
+
+    @Test
+    void aDroppedNodeComesBackOnlyThroughARepairWhichALaterGoneUndoesAgain() {
+        NodeExpiries expiries = new NodeExpiries(3, ORIGIN);
+        expiries.raise(0, 5_000);
+        expiries.raise(1, 6_000);
+        expiries.drop(2);
+        expiries.raise(2, 99_000); // a late reply of an extension: never revives the node
+        assertThat(expiries.validUntil(3)).isEqualTo(NodeExpiries.UNKNOWN);
+        expiries.restore(2, 7_000); // the repair's reply
+        assertThat(expiries.validUntil(3)).isEqualTo(5_000);
+        expiries.restore(2, 6_500); // never lowers what is known
+        expiries.raise(2, 8_000); // a later extension's reply
+        assertThat(expiries.validUntil(1)).isEqualTo(8_000);
+        expiries.drop(2); // an older extension's "gone", recorded after the repair: the node counts no more (safe)
         assertThat(expiries.validUntil(3)).isEqualTo(NodeExpiries.UNKNOWN);
     }
 
