@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redlock.core.internal.Inspector;
 import io.github.redlock.core.internal.RedlockAssembly;
 import io.github.redlock.core.internal.RedlockConfig;
 import io.github.redlock.core.internal.engine.LockEngine;
@@ -544,6 +545,35 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
+     * Reads what every node holds of the lock {@code key}: per node whether it holds it (an exclusive lock, also as a key
+     * of a lock on several keys; a write lock; or readers), for how much longer, and which instance holds it (the
+     * {@link Builder#instanceId(String) instance id} in its token); and whether a quorum of the voting nodes holds it.
+     * Only reads: nothing is written, extended or released, and the lock's own leases are not consulted. Every node is
+     * read at once; one that does not answer within about the node timeout shows as {@code DOWN}. It blocks the calling
+     * thread for at most that long; do not call it on an I/O thread of the lock.
+     * @param key the lock's name as the application writes it, without the key prefix; not blank
+     * @return what the nodes hold, read now
+     * @throws IllegalArgumentException if the key is blank (the message names it)
+     */
+    public LockInspection inspect(String key) {
+        Named lock = new Named(LockType.EXCLUSIVE, key);
+        return Inspector.inspect(this.nodes, nodeStatuses(), quorum(), lock.key(), this.keyPrefix + lock.key(), this.engine.callBoundNanos());
+    }
+
+    /**
+     * The instance id an application gets when it sets none: {@code <application name>@host:pid}, or {@code host:pid}
+     * without a name, the host's name read without a name lookup. Characters outside printable ASCII (and spaces) become
+     * {@code _}, and a longer id keeps its last 64 characters (the host and pid).
+     * @param applicationName the application's name (e.g. {@code spring.application.name}), or null
+     * @return an id {@link Builder#instanceId(String)} accepts
+     */
+    public static String defaultInstanceId(@Nullable String applicationName) {
+        String hostAndPid = RedlockConfig.defaultInstanceId();
+        return (applicationName == null || applicationName.isBlank()) ? hostAndPid
+                : RedlockConfig.sanitizedInstanceId(applicationName + "@" + hostAndPid);
+    }
+
+    /**
      * Returns how many nodes must agree for a lock to be held: {@code N/2 + 1}.
      * @return the quorum
      */
@@ -711,6 +741,8 @@ public final class Redlock implements AutoCloseable {
 
         private @Nullable String keyPrefix = RedlockConfig.DEFAULT_KEY_PREFIX;
 
+        private @Nullable String instanceId;
+
         private double acquisitionBudget = RedlockConfig.DEFAULT_ACQUISITION_BUDGET;
 
         private @Nullable Duration maxTtl = RedlockConfig.DEFAULT_MAX_TTL;
@@ -787,6 +819,19 @@ public final class Redlock implements AutoCloseable {
          */
         public Builder retryDelay(Duration retryDelay) {
             this.retryDelay = retryDelay;
+            return this;
+        }
+
+        /**
+         * Names this instance in every lock it takes: each lease's token is {@code <instance-id>:<random>}, so that
+         * {@link Redlock#inspect(String)}, an operator reading a node, and the failures of other instances show who
+         * holds a lock. Default {@code host:pid}; the Spring Boot starter's is {@code ${spring.application.name}@host:pid}.
+         * @param instanceId 1 to 64 printable ASCII characters without spaces; not a secret (any client that reads a
+         * lock's key sees it)
+         * @return this builder
+         */
+        public Builder instanceId(String instanceId) {
+            this.instanceId = instanceId;
             return this;
         }
 
@@ -956,7 +1001,7 @@ public final class Redlock implements AutoCloseable {
         public Redlock build() {
             RedlockConfig config = RedlockConfig.of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix,
                     this.acquisitionBudget, this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector,
-                    this.sslOptions, this.credentials, this.observer, this.observationRegistry, this.observationConvention);
+                    this.sslOptions, this.credentials, this.observer, this.observationRegistry, this.observationConvention, this.instanceId);
             return new Redlock(RedlockAssembly.wire(config));
         }
 

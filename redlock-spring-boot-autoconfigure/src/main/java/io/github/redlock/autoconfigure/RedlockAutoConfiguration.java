@@ -118,7 +118,7 @@ public final class RedlockAutoConfiguration {
     Redlock redlock(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
             RedlockConnectionFactories connections, ObjectProvider<RedlockObserver> observer,
             ObjectProvider<ObservationRegistry> observationRegistry, ObjectProvider<RedlockObservationConvention> observationConvention,
-            ObjectProvider<RedisCredentialsProvider> credentials) {
+            ObjectProvider<RedisCredentialsProvider> credentials, Environment environment) {
         List<String> nodes = connectionDetails.getNodes();
         try {
             Redlock.Builder builder = Redlock.builder().nodes(nodes);
@@ -128,6 +128,8 @@ public final class RedlockAutoConfiguration {
             map.from(properties::getClockDriftFactor).to(builder::clockDriftFactor);
             map.from(properties::getRetryDelay).to(builder::retryDelay);
             map.from(properties::getKeyPrefix).to(builder::keyPrefix);
+            String instanceId = properties.getInstanceId();
+            builder.instanceId((instanceId != null) ? instanceId : Redlock.defaultInstanceId(environment.getProperty("spring.application.name")));
             map.from(properties::getAcquisitionBudget).to(builder::acquisitionBudget);
             map.from(properties::getMaxTtl).to(builder::maxTtl);
             map.from(properties::getRestartQuarantine).to(builder::restartQuarantine);

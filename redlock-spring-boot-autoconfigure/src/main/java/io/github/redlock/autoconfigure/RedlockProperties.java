@@ -80,6 +80,11 @@ public class RedlockProperties {
     private @Nullable String keyPrefix;
 
     /**
+     * Name of this instance in every lock it takes (each token is "<instance-id>:<random>"), shown by inspections and by other instances' failures; 1 to 64 printable ASCII characters without spaces. Default "${spring.application.name}@host:pid".
+     */
+    private @Nullable String instanceId;
+
+    /**
      * Largest fraction of the ttl an acquisition may take for the lock to be accepted (e.g. 0.33 for the "elapsed <= ttl/3" variant); 1 for no budget beyond the validity rule.
      */
     private @Nullable Double acquisitionBudget;
@@ -207,6 +212,14 @@ public class RedlockProperties {
 
     public void setRetryDelay(@Nullable Duration retryDelay) {
         this.retryDelay = retryDelay;
+    }
+
+    public @Nullable String getInstanceId() {
+        return this.instanceId;
+    }
+
+    public void setInstanceId(@Nullable String instanceId) {
+        this.instanceId = instanceId;
     }
 
     public @Nullable String getKeyPrefix() {

@@ -43,6 +43,7 @@ final class RedlockSettings {
             case "clockDriftFactor" -> properties.getClockDriftFactor();
             case "retryDelay" -> properties.getRetryDelay();
             case "keyPrefix" -> properties.getKeyPrefix();
+            case "instanceId" -> properties.getInstanceId();
             case "acquisitionBudget" -> properties.getAcquisitionBudget();
             case "maxTtl" -> properties.getMaxTtl();
             case "restartQuarantine" -> properties.getRestartQuarantine();

@@ -200,6 +200,34 @@ class RedlockActuatorIntegrationTests {
                 .isBetween(20_000L, 30_000L);
     }
 
+    @Test
+    void endpointShowsWhoHoldsALockWhicheverInstanceHoldsIt() throws Exception {
+        try (Redlock billing = Redlock.builder().nodes(redis.uris()).nodeTimeout(Duration.ofSeconds(2)).instanceId("billing@host-9:77").build()) {
+            RedlockLease invoice = billing.acquire("invoice", Duration.ofSeconds(30), Duration.ZERO);
+            HttpResponse<String> response = get("/actuator/redlock/locks/invoice");
+            System.out.println("GET /actuator/redlock/locks/invoice -> " + response.statusCode() + " " + response.body());
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat((Boolean) JsonPath.read(response.body(), "$.held")).isTrue();
+            assertThat((String) JsonPath.read(response.body(), "$.holder")).isEqualTo("billing@host-9:77");
+            List<String> states = JsonPath.read(response.body(), "$.nodes[*].state");
+            assertThat(states).hasSize(5).containsOnly("HELD");
+            List<String> kinds = JsonPath.read(response.body(), "$.nodes[*].kind");
+            assertThat(kinds).containsOnly("EXCLUSIVE");
+            assertThat(((Number) JsonPath.read(response.body(), "$.nodes[0].remainingMillis")).longValue()).isBetween(1L, 30_000L);
+            invoice.release();
+        }
+        RedlockLease own = this.redlock.acquire("statement", Duration.ofSeconds(30), Duration.ZERO);
+        String holder = JsonPath.read(get("/actuator/redlock/locks/statement").body(), "$.holder");
+        assertThat(holder).as("this instance's default id: host:pid without spring.application.name")
+                .endsWith(":" + ProcessHandle.current().pid()).doesNotContain("@");
+        own.release();
+        HttpResponse<String> free = get("/actuator/redlock/locks/nobody-holds-this");
+        assertThat((Boolean) JsonPath.read(free.body(), "$.held")).isFalse();
+        List<String> freeStates = JsonPath.read(free.body(), "$.nodes[*].state");
+        assertThat(freeStates).containsOnly("FREE");
+        assertThat(get("/actuator/redlock/other/invoice").statusCode()).isEqualTo(404);
+    }
+
     private HttpResponse<String> get(String path) throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + this.environment.getProperty("local.server.port") + path);
         return this.http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).build(),

@@ -214,6 +214,28 @@ class RedlockAutoConfigurationIntegrationTests {
     }
 
     @Test
+    void everyLockNamesItsHolderAsTheApplicationsNameOnItsHostUnlessAnInstanceIdIsSet() {
+        this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("spring.application.name=order service").run((context) -> {
+            RedlockLease lease = context.getBean(Redlock.class).acquire("named", Duration.ofSeconds(10), Duration.ZERO);
+            // The name's space cannot be in a token: it becomes _.
+            assertThat(lease.token()).startsWith("order_service@").contains(":" + ProcessHandle.current().pid() + ":");
+            assertThat(context.getBean(Redlock.class).inspect("named").holder()).isEqualTo(Redlock.defaultInstanceId("order service"));
+            assertThat(lease.release()).isTrue();
+        });
+        this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("redlock.instance-id=orders-7").run((context) -> {
+            RedlockLease lease = context.getBean(Redlock.class).acquire("named", Duration.ofSeconds(10), Duration.ZERO);
+            assertThat(lease.token()).startsWith("orders-7:");
+            assertThat(lease.release()).isTrue();
+        });
+        this.runner.withPropertyValues(nodes(redis.uris())).withPropertyValues("redlock.instance-id=orders 7").run((context) -> {
+            InvalidConfigurationPropertyValueException failure = ConfigurationFailures.findProperty(context.getStartupFailure());
+            assertThat(failure.getName()).isEqualTo("redlock.instance-id");
+            assertThat(failure.getValue()).isEqualTo("orders 7");
+            assertThat(failure.getReason()).contains("printable ASCII characters without spaces");
+        });
+    }
+
+    @Test
     void malformedNodeFailsStartUpNamingTheEntry() {
         this.runner.withPropertyValues("redlock.nodes=redis://127.0.0.1:1,localhost:6379").run((context) -> {
             InvalidConfigurationPropertyValueException failure = ConfigurationFailures.findProperty(context.getStartupFailure());

@@ -73,7 +73,7 @@ public record RedlockAssembly(LockEngine engine, RedisNodeClient[] nodes, String
         ReleaseMessages messages = new ReleaseMessages(config.nodes(), connections.connector(), ForkJoinPool.commonPool(),
                 connections.scheduler());
         LockEngine engine = new LockEngine(nodeSet, config.retryDelay().toNanos(), config.acquisitionBudget(),
-                config.maxTtl().toMillis(), (fencing != null) ? fencing.counterKey() : null, messages, observations);
+                config.maxTtl().toMillis(), (fencing != null) ? fencing.counterKey() : null, messages, observations, config.instanceId());
         RestartGuard guard = new RestartGuard(clients, config.keyPrefix(), config.restartQuarantine(), config.maxTtl().toMillis(),
                 nodeSet.drift(config.maxTtl().toNanos()), fencing, connections.scheduler());
         guard.start(Math.max(config.nodeTimeout().toMillis(), 1000) + 1000);

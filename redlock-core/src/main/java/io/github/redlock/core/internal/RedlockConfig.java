@@ -41,12 +41,16 @@ import org.jspecify.annotations.Nullable;
  * @param observer the application's observer, or null
  * @param observationRegistry the Micrometer registry of the observations, or null for none
  * @param observationConvention the convention of the observations, or null for the default
+ * @param instanceId the holder's name in every lease token: 1 to 64 printable ASCII characters without spaces
  */
 public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double clockDriftFactor, Duration retryDelay,
         String keyPrefix, double acquisitionBudget, Duration maxTtl, RestartQuarantine restartQuarantine, boolean fencing,
         @Nullable ClientResources clientResources, @Nullable NodeConnector connector, @Nullable SslOptions sslOptions,
         @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
-        @Nullable RedlockObservationConvention observationConvention) {
+        @Nullable RedlockObservationConvention observationConvention, String instanceId) {
+
+    /** The longest instance id: a token carries it in every command. */
+    public static final int MAX_INSTANCE_ID_LENGTH = 64;
 
     /** The default per-node command timeout: 50 ms. */
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
@@ -97,6 +101,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
      * @param observer the observer, or null
      * @param observationRegistry the observation registry, or null
      * @param observationConvention the observation convention, or null
+     * @param instanceId the holder's name in every lease token, or null for {@link #defaultInstanceId()}
      * @return the configuration
      * @throws RedlockArgumentException if a setting is invalid
      */
@@ -105,7 +110,8 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
             @Nullable RestartQuarantine restartQuarantine, boolean fencing, @Nullable ClientResources clientResources,
             @Nullable NodeConnector connector, @Nullable SslOptions sslOptions, @Nullable RedisCredentialsProvider credentials,
             @Nullable RedlockObserver observer, @Nullable ObservationRegistry observationRegistry,
-            @Nullable RedlockObservationConvention observationConvention) {
+            @Nullable RedlockObservationConvention observationConvention, @Nullable String instanceId) {
+        String instance = (instanceId != null) ? checkInstanceId(instanceId) : defaultInstanceId();
         List<RedisURI> uris = parseNodes(nodes);
         if (credentials != null) {
             uris.forEach((uri) -> uri.setCredentialsProvider(credentials)); // Lettuce asks it at every (re)connection
@@ -134,7 +140,54 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
                     + acquisitionBudget);
         }
         return new RedlockConfig(uris, nodeTimeout, clockDriftFactor, retryDelay, keyPrefix, acquisitionBudget, maxTtl,
-                restartQuarantine, fencing, clientResources, connector, sslOptions, observer, observationRegistry, observationConvention);
+                restartQuarantine, fencing, clientResources, connector, sslOptions, observer, observationRegistry, observationConvention,
+                instance);
+    }
+
+    /**
+     * The instance id of a lock built without one: {@code host:pid}, the host's name read without a name lookup
+     * ({@code HOSTNAME}, the kernel's, or {@code COMPUTERNAME}), each character outside the allowed ones replaced by
+     * {@code _}.
+     */
+    public static String defaultInstanceId() {
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip(); // Linux
+            }
+            catch (java.io.IOException | RuntimeException ex) {
+                host = System.getenv("COMPUTERNAME"); // Windows
+            }
+        }
+        if (host == null || host.isBlank()) {
+            host = "localhost";
+        }
+        return sanitizedInstanceId(host + ":" + ProcessHandle.current().pid());
+    }
+
+    /**
+     * An instance id made of any text: each character outside printable ASCII (or a space) replaced by {@code _},
+     * cut to {@link #MAX_INSTANCE_ID_LENGTH} characters, keeping the end (the host and pid of a default); {@code _}
+     * when empty.
+     */
+    public static String sanitizedInstanceId(String text) {
+        StringBuilder id = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            id.append((c > ' ' && c < 0x7F) ? c : '_');
+        }
+        String sanitized = (id.length() > MAX_INSTANCE_ID_LENGTH) ? id.substring(id.length() - MAX_INSTANCE_ID_LENGTH) : id.toString();
+        return sanitized.isEmpty() ? "_" : sanitized;
+    }
+
+    private static String checkInstanceId(String instanceId) {
+        boolean printable = instanceId.chars().allMatch((c) -> c > ' ' && c < 0x7F);
+        if (instanceId.isEmpty() || instanceId.length() > MAX_INSTANCE_ID_LENGTH || !printable) {
+            throw new RedlockArgumentException("instanceId", "instanceId must be 1 to " + MAX_INSTANCE_ID_LENGTH + " printable ASCII "
+                    + "characters without spaces (it names the holder in every lock it takes, e.g. orders@host-1:4242), was '"
+                    + instanceId + "' (" + instanceId.length() + " characters)");
+        }
+        return instanceId;
     }
 
     /** How many nodes must agree: {@code N/2 + 1}. */

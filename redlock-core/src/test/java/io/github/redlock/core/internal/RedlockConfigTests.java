@@ -27,7 +27,7 @@ class RedlockConfigTests {
         return RedlockConfig.of(Arrays.asList(nodes), RedlockConfig.DEFAULT_NODE_TIMEOUT, RedlockConfig.DEFAULT_CLOCK_DRIFT_FACTOR,
                 RedlockConfig.DEFAULT_RETRY_DELAY, RedlockConfig.DEFAULT_KEY_PREFIX, RedlockConfig.DEFAULT_ACQUISITION_BUDGET,
                 RedlockConfig.DEFAULT_MAX_TTL, RedlockConfig.DEFAULT_RESTART_QUARANTINE, RedlockConfig.DEFAULT_FENCING, null, null, null,
-                null, null, null, null);
+                null, null, null, null, null);
     }
 
 }

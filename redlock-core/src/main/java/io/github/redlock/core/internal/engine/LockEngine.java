@@ -64,6 +64,9 @@ public final class LockEngine implements Retries.Attempts {
      */
     private final byte[] clientId = Tokens.newToken().getBytes(StandardCharsets.US_ASCII);
 
+    /** The holder's name in every token of this lock. */
+    private final String instanceId;
+
     /** Wakes waiters when a lock they wait for is released. */
     private final ReleaseMessages messages;
 
@@ -88,9 +91,13 @@ public final class LockEngine implements Retries.Attempts {
     /**
      * @param observations the observations of releases and extensions, or null when the application gave no registry
      */
+    /**
+     * @param instanceId the holder's name in every token of this lock ({@code <instance-id>:<random>})
+     */
     public LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte @Nullable [] counterKey,
-            ReleaseMessages messages, @Nullable LockObservations observations) {
+            ReleaseMessages messages, @Nullable LockObservations observations, String instanceId) {
         this.nodes = nodes;
+        this.instanceId = instanceId;
         this.counterKey = counterKey;
         this.messages = messages;
         this.lines = new LocalLines(ForkJoinPool.commonPool());
@@ -106,6 +113,11 @@ public final class LockEngine implements Retries.Attempts {
     @Override
     public int quorum() {
         return this.nodes.quorum();
+    }
+
+    @Override
+    public String newToken() {
+        return Tokens.newToken(this.instanceId);
     }
 
     public long callBoundNanos() {
@@ -270,7 +282,7 @@ public final class LockEngine implements Retries.Attempts {
         // The exclusive lock, on one key or several, draws a token per attempt. A read or write lock keeps one for
         // the acquisition: it is also its place in the nodes' queue, which must survive from one attempt to the next.
         // Either way each attempt's clean-up reaches every node before the next attempt's command, on the same connection.
-        String token = (acquisitionToken != null) ? acquisitionToken : Tokens.newToken();
+        String token = (acquisitionToken != null) ? acquisitionToken : newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         QuorumCall call = this.nodes.newCall(type.command());
         LuaScript script = type.acquireScript(keys.fence() != null, waiting);
@@ -325,7 +337,7 @@ public final class LockEngine implements Retries.Attempts {
             return null;
         }
         long ttlMillis = successor.ttlMillis();
-        String token = Tokens.newToken();
+        String token = newToken();
         byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
         LockType.Keys keys = lease.keys();
         QuorumCall handoff = null;

@@ -37,6 +37,11 @@ public final class Retries implements Runnable {
     /** What the retry loop needs of the engine: one attempt, and a few facts. */
     interface Attempts {
 
+        /** A fresh token of this lock's holder ({@code <instance-id>:<random>}). */
+        default String newToken() {
+            return Tokens.newToken();
+        }
+
         /** One attempt (see {@code LockEngine}). */
         CompletableFuture<Attempt> attempt(LockType type, String key, LockType.Keys keys, long ttlMillis, long deadlineNanos,
                 boolean waiting, @Nullable String acquisitionToken);
@@ -138,7 +143,7 @@ public final class Retries implements Runnable {
         this.deadlineNanos = deadlineNanos;
         this.waiting = waiting;
         this.result = result;
-        this.token = type.keepsTokenAcrossAttempts() ? Tokens.newToken() : null;
+        this.token = type.keepsTokenAcrossAttempts() ? engine.newToken() : null;
     }
 
     /**

@@ -5,8 +5,11 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * Lease tokens: 128 bits from a CSPRNG, URL-safe Base64 (22 characters).
+ * Lease tokens: 128 bits from a CSPRNG, URL-safe Base64 (22 characters), after the holder's instance id and a colon
+ * ({@code <instance-id>:<random>}), so that whoever reads a lock's value sees who holds it.
  */
 public final class Tokens {
 
@@ -20,7 +23,34 @@ public final class Tokens {
     private Tokens() {
     }
 
-    /** A fresh, unguessable token. */
+    /** The length of a token's random part. */
+    private static final int RANDOM_LENGTH = 22;
+
+    /** A fresh, unguessable token of the holder {@code instanceId} ({@code <instance-id>:<random>}). */
+    public static String newToken(String instanceId) {
+        return instanceId + ":" + newToken();
+    }
+
+    /**
+     * The instance id a token names, or null when it names none: a token of another Redlock client (opaque), or of
+     * a version before instance ids. Only a token that ends with a colon and a random part of this client's form
+     * names one.
+     */
+    public static @Nullable String holderOf(String token) {
+        int colon = token.length() - RANDOM_LENGTH - 1;
+        if (colon < 1 || token.charAt(colon) != ':') {
+            return null;
+        }
+        for (int i = colon + 1; i < token.length(); i++) {
+            char c = token.charAt(i);
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+                return null;
+            }
+        }
+        return token.substring(0, colon);
+    }
+
+    /** A fresh, unguessable random part: also a token on its own, where no holder is to be named (a client's id). */
     public static String newToken() {
         byte[] bytes = new byte[16];
         RANDOMS[ThreadLocalRandom.current().nextInt(RANDOMS.length)].nextBytes(bytes);

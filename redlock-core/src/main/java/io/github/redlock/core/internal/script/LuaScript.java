@@ -91,6 +91,9 @@ public final class LuaScript {
     /** Marks, and reads, since which server process a durable node kept its data (called seldom: by body, not loaded). */
     public static final LuaScript KEPT_MARKER = load("kept-marker.lua");
 
+    /** Reads one of a lock's keys for an inspection (called seldom: by body, not loaded). */
+    public static final LuaScript INSPECT = load("inspect.lua");
+
     /** Every script sent within a node timeout, loaded on each connection as it connects. */
     public static final List<LuaScript> ALL = List.of(RELEASE, EXTEND, ACQUIRE_READ, ACQUIRE_WRITE, RELEASE_READ, RELEASE_WRITE,
             EXTEND_READ, ACQUIRE_EXCLUSIVE, ACQUIRE_FENCED, ACQUIRE_MULTI, ACQUIRE_MULTI_FENCED, RELEASE_MULTI, EXTEND_MULTI, RELEASE_LATER,

@@ -22,6 +22,17 @@ class TokensTests {
     }
 
     @Test
+    void aHoldersTokenNamesItsInstanceIdWhichIsReadBackAndAForeignTokenNamesNone() {
+        String token = Tokens.newToken("orders@host-1:4242");
+        assertThat(token).startsWith("orders@host-1:4242:").hasSize("orders@host-1:4242:".length() + 22);
+        assertThat(Tokens.holderOf(token)).isEqualTo("orders@host-1:4242");
+        assertThat(Tokens.holderOf(Tokens.newToken())).as("no instance id").isNull();
+        assertThat(Tokens.holderOf("f3a9c2e1b7d84e6a")).as("another client's").isNull();
+        assertThat(Tokens.holderOf("node:" + "x".repeat(21) + "!")).as("not this client's random part").isNull();
+        assertThat(Tokens.holderOf(":" + Tokens.newToken())).as("an empty id").isNull();
+    }
+
+    @Test
     void aTokenIs128Bits() {
         assertThat(Base64.getUrlDecoder().decode(Tokens.newToken())).hasSize(16);
     }

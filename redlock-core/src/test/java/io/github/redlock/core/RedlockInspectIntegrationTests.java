@@ -1,0 +1,136 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redlock.test.RedisClientExtension;
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Who holds a lock, on three real nodes: every lease's token names its holder's instance id, and {@link Redlock#inspect}
+ * reads per node what it holds, without writing. The holder and the operator are two instances of an application.
+ */
+class RedlockInspectIntegrationTests {
+
+    private static final String HOLDER_ID = "orders@host-1:4242";
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(3);
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> holder = RedisClientExtension.of(redis,
+            (uris) -> TestSupport.patientBuilder().nodes(uris).instanceId(HOLDER_ID).build());
+
+    @RegisterExtension
+    final RedisClientExtension<Redlock> operator = RedisClientExtension.of(redis, (uris) -> TestSupport.patientBuilder().nodes(uris).build());
+
+    @RegisterExtension
+    final RedisClientExtension<NodeInspector> nodes = RedisClientExtension.of(redis, NodeInspector::new);
+
+    @Test
+    void anExclusiveLockShowsItsHolderOnEveryNodeAndIsFreeAgainAfterItsRelease() {
+        RedlockLease lease = this.holder.get().acquire("report", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.token()).startsWith(HOLDER_ID + ":");
+        LockInspection inspection = this.operator.get().inspect("report");
+        assertThat(inspection.key()).isEqualTo("report");
+        assertThat(inspection.held()).isTrue();
+        assertThat(inspection.holder()).isEqualTo(HOLDER_ID);
+        assertThat(inspection.nodes()).hasSize(3).allSatisfy((node) -> {
+            assertThat(node.state()).isEqualTo(LockInspection.State.HELD);
+            assertThat(node.kind()).isEqualTo(LockInspection.Kind.EXCLUSIVE);
+            assertThat(node.holder()).isEqualTo(HOLDER_ID);
+            assertThat(node.remainingMillis()).isBetween(1L, 30_000L);
+        });
+        assertThat(inspection.nodes()).extracting(LockInspection.Node::node).containsExactly(redis.node(0).hostAndPort(), redis.node(1).hostAndPort(),
+                redis.node(2).hostAndPort());
+        assertThat(lease.release()).isTrue();
+        awaitFree("report");
+    }
+
+    @Test
+    void readersAndAWriterShowAsSuchAndAMultiKeyLockAsEachOfItsKeys() {
+        RedlockLease first = this.holder.get().acquireRead("catalog", Duration.ofSeconds(30), Duration.ZERO);
+        RedlockLease second = this.operator.get().acquireRead("catalog", Duration.ofSeconds(30), Duration.ZERO);
+        LockInspection read = this.operator.get().inspect("catalog");
+        assertThat(read.held()).isTrue();
+        assertThat(read.holder()).as("readers have no one holder").isNull();
+        assertThat(read.nodes()).allSatisfy((node) -> {
+            assertThat(node.kind()).isEqualTo(LockInspection.Kind.READ);
+            assertThat(node.readers()).isEqualTo(2);
+            assertThat(node.remainingMillis()).isBetween(1L, 30_000L);
+        });
+        first.release();
+        second.release();
+        RedlockLease writer = this.holder.get().acquireWrite("catalog", Duration.ofSeconds(30), Duration.ZERO);
+        LockInspection write = this.operator.get().inspect("catalog");
+        assertThat(write.held()).isTrue();
+        assertThat(write.holder()).isEqualTo(HOLDER_ID);
+        assertThat(write.nodes()).extracting(LockInspection.Node::kind).containsOnly(LockInspection.Kind.WRITE);
+        writer.release();
+        RedlockLease both = this.holder.get().acquire(List.of("a", "b"), Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(this.operator.get().inspect("b").holder()).isEqualTo(HOLDER_ID);
+        assertThat(this.operator.get().inspect("b").nodes()).extracting(LockInspection.Node::kind).containsOnly(LockInspection.Kind.EXCLUSIVE);
+        both.release();
+    }
+
+    @Test
+    void aForeignTokenShowsAsHeldByAnUnknownHolderAndAStoppedNodeAsDown() {
+        for (int i = 0; i < 3; i++) {
+            this.nodes.get().command(i, "SET", "redlock:legacy", "f3a9c2e1b7d84e6a", "PX", "30000"); // another Redlock client's token
+        }
+        redis.node(2).kill();
+        LockInspection inspection = this.operator.get().inspect("legacy");
+        assertThat(inspection.held()).isTrue();
+        assertThat(inspection.holder()).isEqualTo(LockInspection.UNKNOWN_HOLDER);
+        assertThat(inspection.nodes().get(0).holder()).isEqualTo(LockInspection.UNKNOWN_HOLDER);
+        assertThat(inspection.nodes().get(2).state()).isEqualTo(LockInspection.State.DOWN);
+        assertThat(inspection.nodes().get(2).kind()).isNull();
+    }
+
+    @Test
+    void anInspectionOnlyReads() {
+        RedlockLease lease = this.holder.get().acquire("batch", Duration.ofSeconds(30), Duration.ZERO);
+        String before = keys(0);
+        LockInspection first = this.operator.get().inspect("batch");
+        this.operator.get().inspect("nothing-here");
+        LockInspection second = this.operator.get().inspect("batch");
+        assertThat(keys(0)).as("keys on node 0").isEqualTo(before);
+        assertThat(second.nodes().get(0).remainingMillis()).as("never extended").isLessThanOrEqualTo(first.nodes().get(0).remainingMillis());
+        assertThat(this.operator.get().inspect("nothing-here").held()).isFalse();
+        assertThat(this.operator.get().inspect("nothing-here").nodes()).extracting(LockInspection.Node::state).containsOnly(LockInspection.State.FREE);
+        lease.release();
+    }
+
+    @Test
+    void anInstanceIdMustBeShortPrintableAsciiWithoutSpacesAndDefaultsToHostAndPid() {
+        assertThatThrownBy(() -> Redlock.builder().nodes(redis.uris()).instanceId("orders service").build())
+                .isInstanceOfSatisfying(RedlockArgumentException.class, (ex) -> assertThat(ex.getArgument()).isEqualTo("instanceId"))
+                .hasMessageContaining("printable ASCII").hasMessageContaining("'orders service'");
+        assertThatThrownBy(() -> Redlock.builder().nodes(redis.uris()).instanceId("x".repeat(65)).build())
+                .hasMessageContaining("1 to 64").hasMessageContaining("65 characters");
+        assertThatThrownBy(() -> Redlock.builder().nodes(redis.uris()).instanceId("").build()).hasMessageContaining("instanceId");
+        RedlockLease lease = this.operator.get().acquire("defaults", Duration.ofSeconds(30), Duration.ZERO);
+        assertThat(lease.token()).endsWith(":" + lease.token().substring(lease.token().length() - 22))
+                .contains(":" + ProcessHandle.current().pid() + ":");
+        assertThat(this.operator.get().inspect("defaults").holder()).endsWith(":" + ProcessHandle.current().pid());
+        lease.release();
+    }
+
+    /** How many keys the node holds ({@code keys=n} of its keyspace section). */
+    private String keys(int node) {
+        return this.nodes.get().info(node, "keyspace").replaceAll("(?s).*(keys=\\d+).*", "$1");
+    }
+
+    private void awaitFree(String key) {
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> {
+            LockInspection inspection = this.operator.get().inspect(key);
+            return !inspection.held() && inspection.nodes().stream().allMatch((node) -> node.state() == LockInspection.State.FREE);
+        });
+    }
+
+}
