@@ -473,12 +473,37 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalStateException if this lock is closed
      */
     public int revoke(String key) {
-        Named lock = new Named(LockType.EXCLUSIVE, key);
-        if (this.closed) {
-            throw new IllegalStateException("Redlock is closed; revoke '" + key + "' with an open one");
+        return revoke(new Named(LockType.EXCLUSIVE, key), null);
+    }
+
+    /**
+     * Frees the exclusive lock {@code key} on every node where the instance {@code expectedHolder} holds it, as
+     * {@link #revoke(String)} does, and nowhere else: a node where another instance's token holds the lock (it was
+     * taken since the operator looked, e.g. with {@link #inspect(String)}) keeps it, as does a lock of another Redlock
+     * client (its token names no instance). This instance's own leases of the lock are lost first only when
+     * {@code expectedHolder} is this instance's id.
+     * @param key the lock's name as the application gives it, without the key prefix; not blank
+     * @param expectedHolder the instance id of the holder to free it from ({@link LockInspection#holder()}); not blank
+     * @return how many nodes held the lock for {@code expectedHolder} and deleted it within the node timeout
+     * @throws IllegalArgumentException if {@code key} or {@code expectedHolder} is null or blank (the message names it)
+     * @throws IllegalStateException if this lock is closed
+     */
+    public int revoke(String key, String expectedHolder) {
+        if (expectedHolder == null || expectedHolder.isBlank()) {
+            throw new RedlockArgumentException("expectedHolder", "expectedHolder must name an instance id, e.g. orders@host-1:4242, was "
+                    + ((expectedHolder == null) ? "null" : "'" + expectedHolder + "'"));
         }
-        this.engine.revokedHere(lock.key()); // before the nodes free it: none of them is valid while another may take it
-        QuorumCall call = this.revocation.revoke(this.keyPrefix + lock.key());
+        return revoke(new Named(LockType.EXCLUSIVE, key), expectedHolder);
+    }
+
+    private int revoke(Named lock, @Nullable String expectedHolder) {
+        if (this.closed) {
+            throw new IllegalStateException("Redlock is closed; revoke '" + lock.key() + "' with an open one");
+        }
+        if (expectedHolder == null || expectedHolder.equals(this.engine.instanceId())) {
+            this.engine.revokedHere(lock.key()); // before the nodes free it: none of them is valid while another may take it
+        }
+        QuorumCall call = this.revocation.revoke(this.keyPrefix + lock.key(), expectedHolder);
         this.engine.track(call.allReplies()); // a close waits for the replies before it closes the connections
         Futures.await(call.allReplies().copy(), this.engine.callBoundNanos(), () -> null);
         return call.granted();

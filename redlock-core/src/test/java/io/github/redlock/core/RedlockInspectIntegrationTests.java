@@ -93,6 +93,25 @@ class RedlockInspectIntegrationTests {
     }
 
     @Test
+    void aRevokeForAnExpectedHolderFreesOnlyThatHoldersLock() {
+        RedlockLease lease = this.holder.get().acquire("stuck", Duration.ofSeconds(30), Duration.ZERO);
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("stuck").nodes().stream()
+                .allMatch((node) -> node.state() == LockInspection.State.HELD)); // an acquisition returns at a quorum
+        assertThat(this.operator.get().revoke("stuck", "orders@host-2:1")).as("nodes freed for another holder").isZero();
+        assertThat(this.operator.get().inspect("stuck").holder()).isEqualTo(HOLDER_ID);
+        assertThat(this.operator.get().revoke("stuck", HOLDER_ID)).isEqualTo(3);
+        assertThat(this.operator.get().inspect("stuck").held()).isFalse();
+        assertThat(lease.extend(Duration.ofSeconds(30))).as("the revoked holder's extension").isFalse();
+        for (int i = 0; i < 3; i++) {
+            this.nodes.get().command(i, "SET", "redlock:foreign", "f3a9c2e1b7d84e6a", "PX", "30000");
+        }
+        assertThat(this.operator.get().revoke("foreign", HOLDER_ID)).as("another client's lock names no holder").isZero();
+        assertThat(this.operator.get().inspect("foreign").held()).isTrue();
+        assertThatThrownBy(() -> this.operator.get().revoke("foreign", " ")).isInstanceOfSatisfying(RedlockArgumentException.class,
+                (ex) -> assertThat(ex.getArgument()).isEqualTo("expectedHolder"));
+    }
+
+    @Test
     void anInspectionOnlyReads() {
         RedlockLease lease = this.holder.get().acquire("batch", Duration.ofSeconds(30), Duration.ZERO);
         String before = keys(0);

@@ -106,6 +106,31 @@ class RedlockRevokeEndpointIntegrationTests {
     }
 
     @Test
+    void anExpectedHolderFreesTheLockOnlyFromThatHolderAndA409NamesWhoHoldsItInstead(CapturedOutput output) throws Exception {
+        RedlockLease held = holdOnEveryNode(this.holder.get(), redis.uris(), LOCK);
+
+        HttpResponse<String> other = send(this.environment, "DELETE", "/actuator/redlock/" + LOCK + "?expectedHolder=nightly@worker-1:17",
+                OPERATOR);
+
+        assertThat(other.statusCode()).as(other.body()).isEqualTo(409);
+        assertThat((String) JsonPath.read(other.body(), "$.holder")).isEqualTo(RevokeTestSupport.HOLDER_ID);
+        assertThat((Integer) JsonPath.read(other.body(), "$.nodes")).isZero();
+        assertThat(values(redis.uris(), "redlock:" + LOCK)).as("the lock another holder has").containsOnly(held.token());
+        assertThat(output).contains("Refused to revoke the lock 'nightly-job' at the request of alice: expected holder "
+                + "nightly@worker-1:17, but nightly@worker-3:901 holds it now");
+
+        HttpResponse<String> expected = send(this.environment, "DELETE", "/actuator/redlock/" + LOCK + "?expectedHolder="
+                + RevokeTestSupport.HOLDER_ID, OPERATOR);
+
+        assertThat(expected.statusCode()).isEqualTo(200);
+        assertThat((Integer) JsonPath.read(expected.body(), "$.nodes")).isEqualTo(3);
+        assertThat(values(redis.uris(), "redlock:" + LOCK)).containsOnlyNulls();
+        HttpResponse<String> gone = send(this.environment, "DELETE", "/actuator/redlock/" + LOCK + "?expectedHolder="
+                + RevokeTestSupport.HOLDER_ID, OPERATOR);
+        assertThat(gone.statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void aBlankNameIsABadRequestThatSaysWhatWasWrong(CapturedOutput output) throws Exception {
         HttpResponse<String> blank = send(this.environment, "DELETE", "/actuator/redlock/%20", OPERATOR);
 
@@ -125,7 +150,7 @@ class RedlockRevokeEndpointIntegrationTests {
     void aCallWithoutAPrincipalIsLoggedAsAnonymous(CapturedOutput output) throws Exception {
         holdOnEveryNode(this.holder.get(), redis.uris(), "report");
 
-        assertThat(this.extension.revoke(SecurityContext.NONE, "report").getStatus()).isEqualTo(200);
+        assertThat(this.extension.revoke(SecurityContext.NONE, "report", null).getStatus()).isEqualTo(200);
 
         assertThat(output).contains("Revoked the lock 'report' at the request of anonymous: freed on 3 of 3 nodes");
     }

@@ -35,8 +35,12 @@ final class RevokeTestSupport {
     }
 
     /** Another instance of the application: the holder whose work is gone, as far as the operator knows. */
+    /** The instance id of the other instance that holds the locks. */
+    static final String HOLDER_ID = "nightly@worker-3:901";
+
     static RedisClientExtension<Redlock> holder(RedisNodesExtension redis) {
-        return RedisClientExtension.of(redis, (uris) -> Redlock.builder().nodes(uris).nodeTimeout(Duration.ofSeconds(2)).build());
+        return RedisClientExtension.of(redis,
+                (uris) -> Redlock.builder().nodes(uris).nodeTimeout(Duration.ofSeconds(2)).instanceId(HOLDER_ID).build());
     }
 
     /** Acquires the lock for a minute and waits until every node has it (an acquisition returns at a quorum). */

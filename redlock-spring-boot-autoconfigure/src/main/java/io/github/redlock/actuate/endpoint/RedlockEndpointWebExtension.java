@@ -2,9 +2,11 @@ package io.github.redlock.actuate.endpoint;
 
 import java.security.Principal;
 
+import io.github.redlock.core.LockInspection;
 import io.github.redlock.core.Redlock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -28,6 +30,9 @@ public class RedlockEndpointWebExtension {
 
     private static final Log logger = LogFactory.getLog(RedlockEndpointWebExtension.class);
 
+    /** HTTP 409: the lock is held by another instance than the expected holder ({@link WebEndpointResponse} has no constant for it). */
+    private static final int STATUS_CONFLICT = 409;
+
     private final Redlock redlock;
 
     /**
@@ -39,19 +44,23 @@ public class RedlockEndpointWebExtension {
     }
 
     /**
-     * Frees the exclusive lock {@code name} on every node.
+     * Frees the exclusive lock {@code name} on every node; with {@code expectedHolder}, only where that instance holds it.
      * @param securityContext who asks, for the log
      * @param name the lock's name without the key prefix (one path segment)
-     * @return 200 with how many nodes held the lock, or 404 (with a count of 0) when none did
-     * @throws InvalidEndpointRequestException (answered 400) if the name is blank
+     * @param expectedHolder the instance id the operator saw holding it ({@code GET /actuator/redlock/locks/{name}}), or
+     * null to free it whoever holds it
+     * @return 200 with how many nodes held the lock, 409 (with a count of 0 and the holder) when another instance holds
+     * it instead of {@code expectedHolder}, or 404 (with a count of 0) when no node held it
+     * @throws InvalidEndpointRequestException (answered 400) if the name, or the expected holder, is blank
      */
     @DeleteOperation
-    public WebEndpointResponse<RevokeDescriptor> revoke(SecurityContext securityContext, @Selector String name) {
+    public WebEndpointResponse<RevokeDescriptor> revoke(SecurityContext securityContext, @Selector String name,
+            @Nullable String expectedHolder) {
         Principal principal = securityContext.getPrincipal();
         String who = (principal != null) ? printable(principal.getName()) : "anonymous";
         int nodes;
         try {
-            nodes = this.redlock.revoke(name);
+            nodes = (expectedHolder != null) ? this.redlock.revoke(name, expectedHolder) : this.redlock.revoke(name);
         }
         catch (IllegalArgumentException ex) {
             String problem = String.valueOf(ex.getMessage());
@@ -62,13 +71,22 @@ public class RedlockEndpointWebExtension {
             logger.warn("Failed to revoke the lock '" + printable(name) + "' at the request of " + who + ": " + ex.getMessage());
             throw ex;
         }
+        if (nodes == 0 && expectedHolder != null) {
+            LockInspection now = this.redlock.inspect(name);
+            if (now.held() && !expectedHolder.equals(now.holder())) {
+                logger.warn("Refused to revoke the lock '" + printable(name) + "' at the request of " + who + ": expected holder "
+                        + printable(expectedHolder) + ", but " + now.holder() + " holds it now");
+                return new WebEndpointResponse<>(new RevokeDescriptor(name, 0, now.holder()), STATUS_CONFLICT);
+            }
+        }
         if (nodes == 0) {
-            logger.warn("Revoke of the lock '" + printable(name) + "' at the request of " + who + ": no node held it");
-            return new WebEndpointResponse<>(new RevokeDescriptor(name, 0), WebEndpointResponse.STATUS_NOT_FOUND);
+            logger.warn("Revoke of the lock '" + printable(name) + "' at the request of " + who + ": no node held it"
+                    + ((expectedHolder != null) ? " for " + printable(expectedHolder) : ""));
+            return new WebEndpointResponse<>(new RevokeDescriptor(name, 0, null), WebEndpointResponse.STATUS_NOT_FOUND);
         }
         logger.warn("Revoked the lock '" + printable(name) + "' at the request of " + who + ": freed on " + nodes + " of "
-                + this.redlock.nodeConnections().size() + " nodes");
-        return new WebEndpointResponse<>(new RevokeDescriptor(name, nodes), WebEndpointResponse.STATUS_OK);
+                + this.redlock.nodeConnections().size() + " nodes" + ((expectedHolder != null) ? " from " + printable(expectedHolder) : ""));
+        return new WebEndpointResponse<>(new RevokeDescriptor(name, nodes, expectedHolder), WebEndpointResponse.STATUS_OK);
     }
 
     /** Text from the request as one log line: control characters (a forged line break) escaped. */
@@ -89,8 +107,9 @@ public class RedlockEndpointWebExtension {
      * The revoke's answer.
      * @param name the lock's name, as asked
      * @param nodes how many nodes held the lock and deleted it
+     * @param holder with an expected holder: the one it was freed from, or (409) the instance that holds it instead; else null
      */
-    public record RevokeDescriptor(String name, int nodes) implements OperationResponseBody {
+    public record RevokeDescriptor(String name, int nodes, @Nullable String holder) implements OperationResponseBody {
     }
 
 }

@@ -120,6 +120,11 @@ public final class LockEngine implements Retries.Attempts {
         return Tokens.newToken(this.instanceId);
     }
 
+    /** The holder's name in every token of this lock. */
+    public String instanceId() {
+        return this.instanceId;
+    }
+
     public long callBoundNanos() {
         return this.nodes.callBoundNanos();
     }
