@@ -93,6 +93,27 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
         return redlock.nodeStatuses().values().stream().filter((status) -> status.state() == NodeStatus.State.QUARANTINED).count();
     }
 
+    /**
+     * Counts the nodes of a lock that vote now, for the {@code redlock.nodes.voting} gauge.
+     * @param redlock the lock, or null before it exists
+     * @return how many of its nodes are {@code UP}
+     */
+    public static double voting(@Nullable Redlock redlock) {
+        if (redlock == null) {
+            return 0;
+        }
+        return redlock.nodeStatuses().values().stream().filter((status) -> status.state() == NodeStatus.State.UP).count();
+    }
+
+    /**
+     * The quorum of a lock, for the {@code redlock.quorum} gauge.
+     * @param redlock the lock, or null before it exists
+     * @return how many nodes must agree, or NaN before the lock exists
+     */
+    public static double quorum(@Nullable Redlock redlock) {
+        return (redlock != null) ? redlock.quorum() : Double.NaN;
+    }
+
     private Timer timer(String name, String description, String... tags) {
         TimerTree node = this.timers.child(name);
         for (int i = 1; i < tags.length; i += 2) {

@@ -40,9 +40,18 @@ public final class RedlockMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "redlockNodeMetrics")
     MeterBinder redlockNodeMetrics(ObjectProvider<Redlock> redlock) {
-        return (registry) -> Gauge.builder("redlock.nodes.quarantined", redlock, (lock) -> RedlockMetrics.quarantined(lock.getIfAvailable()))
-                .description("Nodes that answer but do not vote yet: restarted recently (see redlock.restart-quarantine)")
-                .register(registry);
+        return (registry) -> {
+            Gauge.builder("redlock.nodes.quarantined", redlock, (lock) -> RedlockMetrics.quarantined(lock.getIfAvailable()))
+                    .description("Nodes that answer but do not vote yet: restarted recently (see redlock.restart-quarantine)")
+                    .register(registry);
+            Gauge.builder("redlock.nodes.voting", redlock, (lock) -> RedlockMetrics.voting(lock.getIfAvailable()))
+                    .description("Nodes that vote now: connected, checked, out of quarantine and confirmed; below redlock.quorum no lock"
+                            + " can be taken")
+                    .register(registry);
+            Gauge.builder("redlock.quorum", redlock, (lock) -> RedlockMetrics.quorum(lock.getIfAvailable()))
+                    .description("How many nodes must agree for a lock to be held: N/2 + 1")
+                    .register(registry);
+        };
     }
 
 }
