@@ -323,17 +323,29 @@ public final class Redlock implements AutoCloseable {
             // the exception reports every node.
             Futures.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
         }
-        throw refusal(lock, attempt, waitTime);
+        throw refusal(lock, attempt, waitTime, Futures.await(holderOf(lock, attempt), this.engine.callBoundNanos(), () -> null));
     }
 
-    /** The failure of an attempt that got no lease, with what every node answered. */
-    private RedlockAcquisitionException refusal(Named lock, Attempt attempt, Duration waitTime) {
+    /**
+     * Who holds the lock a refused attempt found taken, read again from the nodes that said so (see
+     * {@link Inspector#holderOf}): for an exclusive or write lock, when a quorum refused.
+     */
+    private CompletableFuture<@Nullable String> holderOf(Named lock, Attempt attempt) {
+        if (lock.type() != LockType.EXCLUSIVE && lock.type() != LockType.WRITE) {
+            return CompletableFuture.completedFuture(null);
+        }
+        LockType.Keys keys = lock.type().keys(this.keyPrefix + lock.key(), null);
+        return Inspector.holderOf(this.nodes, attempt.call(), quorum(), keys.extend()[0], this.engine.callBoundNanos());
+    }
+
+    /** The failure of an attempt that got no lease, with what every node answered, and who holds the lock if known. */
+    private RedlockAcquisitionException refusal(Named lock, Attempt attempt, Duration waitTime, @Nullable String holder) {
         String detail = attempt.problem();
         if (attempt.attempts() > 1) {
             String tries = attempt.attempts() + " attempts in " + waitTime.toMillis() + " ms";
             detail = (detail != null) ? detail + "; " + tries : tries;
         }
-        return new RedlockAcquisitionException(lock.key(), attempt.agreed(), this.engine.quorum(), attempt.failures(), detail);
+        return new RedlockAcquisitionException(lock.key(), attempt.agreed(), this.engine.quorum(), attempt.failures(), detail, holder);
     }
 
     /**
@@ -411,7 +423,8 @@ public final class Redlock implements AutoCloseable {
             else {
                 CompletableFuture<Void> stragglers = (done.call() == null) ? CompletableFuture.completedFuture(null)
                         : done.call().allReplies().copy().completeOnTimeout(null, this.engine.callBoundNanos(), TimeUnit.NANOSECONDS);
-                stragglers.whenComplete((answered, error) -> result.completeExceptionally(refusal(lock, done, waitTime)));
+                stragglers.thenCompose((answered) -> holderOf(lock, done)).exceptionally((error) -> null)
+                        .thenAccept((holder) -> result.completeExceptionally(refusal(lock, done, waitTime, holder)));
             }
         });
         result.whenComplete((value, failure) -> attempt.cancel(false));

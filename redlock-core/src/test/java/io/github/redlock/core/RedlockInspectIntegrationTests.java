@@ -36,6 +36,8 @@ class RedlockInspectIntegrationTests {
     void anExclusiveLockShowsItsHolderOnEveryNodeAndIsFreeAgainAfterItsRelease() {
         RedlockLease lease = this.holder.get().acquire("report", Duration.ofSeconds(30), Duration.ZERO);
         assertThat(lease.token()).startsWith(HOLDER_ID + ":");
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("report").nodes().stream()
+                .allMatch((node) -> node.state() == LockInspection.State.HELD));
         LockInspection inspection = this.operator.get().inspect("report");
         assertThat(inspection.key()).isEqualTo("report");
         assertThat(inspection.held()).isTrue();
@@ -56,6 +58,9 @@ class RedlockInspectIntegrationTests {
     void readersAndAWriterShowAsSuchAndAMultiKeyLockAsEachOfItsKeys() {
         RedlockLease first = this.holder.get().acquireRead("catalog", Duration.ofSeconds(30), Duration.ZERO);
         RedlockLease second = this.operator.get().acquireRead("catalog", Duration.ofSeconds(30), Duration.ZERO);
+        // An acquisition returns at a quorum: the last node's entry may land a moment later.
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("catalog").nodes().stream()
+                .allMatch((node) -> node.readers() == 2));
         LockInspection read = this.operator.get().inspect("catalog");
         assertThat(read.held()).isTrue();
         assertThat(read.holder()).as("readers have no one holder").isNull();
@@ -66,7 +71,10 @@ class RedlockInspectIntegrationTests {
         });
         first.release();
         second.release();
+        awaitFree("catalog"); // a release returns at a quorum too
         RedlockLease writer = this.holder.get().acquireWrite("catalog", Duration.ofSeconds(30), Duration.ZERO);
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("catalog").nodes().stream()
+                .allMatch((node) -> node.kind() == LockInspection.Kind.WRITE));
         LockInspection write = this.operator.get().inspect("catalog");
         assertThat(write.held()).isTrue();
         assertThat(write.holder()).isEqualTo(HOLDER_ID);
@@ -74,7 +82,8 @@ class RedlockInspectIntegrationTests {
         writer.release();
         RedlockLease both = this.holder.get().acquire(List.of("a", "b"), Duration.ofSeconds(30), Duration.ZERO);
         assertThat(this.operator.get().inspect("b").holder()).isEqualTo(HOLDER_ID);
-        assertThat(this.operator.get().inspect("b").nodes()).extracting(LockInspection.Node::kind).containsOnly(LockInspection.Kind.EXCLUSIVE);
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("b").nodes().stream()
+                .allMatch((node) -> node.kind() == LockInspection.Kind.EXCLUSIVE && HOLDER_ID.equals(node.holder())));
         both.release();
     }
 
@@ -112,8 +121,35 @@ class RedlockInspectIntegrationTests {
     }
 
     @Test
+    void aRefusedAcquisitionNamesTheInstanceThatHoldsTheLock() {
+        RedlockLease lease = this.holder.get().acquire("busy", Duration.ofSeconds(30), Duration.ZERO);
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("busy").nodes().stream()
+                .allMatch((node) -> node.state() == LockInspection.State.HELD));
+        assertThatThrownBy(() -> this.operator.get().acquire("busy", Duration.ofSeconds(5), Duration.ZERO))
+                .isInstanceOfSatisfying(RedlockAcquisitionException.class, (ex) -> assertThat(ex.getHolder()).contains(HOLDER_ID))
+                .hasMessageContaining("held by " + HOLDER_ID);
+        assertThat(this.operator.get().acquireAsync("busy", Duration.ofSeconds(5), Duration.ofMillis(200)))
+                .failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingCause()
+                .isInstanceOfSatisfying(RedlockAcquisitionException.class, (ex) -> assertThat(ex.getHolder()).contains(HOLDER_ID));
+        lease.release();
+        for (int i = 0; i < 3; i++) {
+            this.nodes.get().command(i, "SET", "redlock:other-client", "f3a9c2e1b7d84e6a", "PX", "30000");
+        }
+        assertThatThrownBy(() -> this.operator.get().acquire("other-client", Duration.ofSeconds(5), Duration.ZERO))
+                .isInstanceOfSatisfying(RedlockAcquisitionException.class,
+                        (ex) -> assertThat(ex.getHolder()).contains(LockInspection.UNKNOWN_HOLDER));
+        // Held by two instances, one node each: no quorum names one holder.
+        this.nodes.get().command(0, "SET", "redlock:split", HOLDER_ID + ":" + "A".repeat(22), "PX", "30000");
+        this.nodes.get().command(1, "SET", "redlock:split", "billing@host-2:5:" + "B".repeat(22), "PX", "30000");
+        assertThatThrownBy(() -> this.operator.get().acquire("split", Duration.ofSeconds(5), Duration.ZERO))
+                .isInstanceOfSatisfying(RedlockAcquisitionException.class, (ex) -> assertThat(ex.getHolder()).isEmpty());
+    }
+
+    @Test
     void anInspectionOnlyReads() {
         RedlockLease lease = this.holder.get().acquire("batch", Duration.ofSeconds(30), Duration.ZERO);
+        TestSupport.awaitTrue(Duration.ofSeconds(5), () -> this.operator.get().inspect("batch").nodes().stream()
+                .allMatch((node) -> node.state() == LockInspection.State.HELD));
         String before = keys(0);
         LockInspection first = this.operator.get().inspect("batch");
         this.operator.get().inspect("nothing-here");

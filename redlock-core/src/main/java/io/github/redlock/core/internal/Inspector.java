@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.core.LockInspection;
 import io.github.redlock.core.NodeStatus;
 import io.github.redlock.core.internal.engine.Tokens;
+import io.github.redlock.core.internal.node.NodeReply;
+import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.script.LockType;
 import io.github.redlock.core.internal.script.LuaScript;
@@ -69,6 +71,40 @@ public final class Inspector {
     /** One node's part, with the token it holds (never shown: it would let its reader release the lock), or null. */
     private record Read(LockInspection.Node part, @Nullable String token) {
 
+    }
+
+    /**
+     * The instance that holds a lock a refused attempt found taken, when a quorum of nodes said "held by another" and
+     * their tokens name one instance ({@link LockInspection#UNKNOWN_HOLDER} for another client's tokens); else empty.
+     * Reads the key again on those nodes (read only), each within the bound; never fails.
+     * @param refusals the attempt's replies, or null when no node was asked
+     * @param redisKey the exclusive key (or a write lock's writer key), prefix included
+     */
+    public static CompletableFuture<@Nullable String> holderOf(RedisNodeClient[] nodes, @Nullable QuorumCall refusals, int quorum,
+            byte[] redisKey, long boundNanos) {
+        if (refusals == null || refusals.denied() < quorum) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<@Nullable String>> reads = new ArrayList<>();
+        for (int i = 0; i < nodes.length; i++) {
+            NodeReply reply = refusals.reply(i);
+            if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && nodes[i].isConnected()) {
+                reads.add(read(nodes[i], redisKey).thenApply((answer) -> {
+                    List<?> parts = (List<?>) answer;
+                    return "string".equals(text(parts.get(0))) ? (@Nullable String) holder(text(parts.get(1))) : null;
+                }).completeOnTimeout(null, boundNanos, TimeUnit.NANOSECONDS).exceptionally((failure) -> null));
+            }
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((done) -> {
+            Map<String, Integer> holders = new HashMap<>();
+            for (CompletableFuture<@Nullable String> read : reads) {
+                String holder = read.join();
+                if (holder != null) {
+                    holders.merge(holder, 1, Integer::sum);
+                }
+            }
+            return holders.entrySet().stream().filter((entry) -> entry.getValue() >= quorum).map(Map.Entry::getKey).findFirst().orElse(null);
+        });
     }
 
     private static CompletableFuture<Object> read(RedisNodeClient node, byte[] key) {
