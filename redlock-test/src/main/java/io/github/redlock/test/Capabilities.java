@@ -10,7 +10,7 @@ import org.opentest4j.TestAbortedException;
 
 /**
  * What a test needs of the machine beyond a JDK ({@code openssl} and a TLS build of {@code redis-server}, {@code
- * valkey-server}, a Java 21 or later, {@code libfaketime}): where it is missing, the test is skipped with a message, so
+ * valkey-server}, a Java 21 or later, {@code libfaketime}, {@code promtool}): where it is missing, the test is skipped with a message, so
  * that a machine with only a JDK runs the rest of the suite; where the build requires it ({@code REDLOCK_CI_REQUIRE}, or
  * the {@code redlock.ci.require} system property, a comma-separated list such as {@code tls,valkey,jdk21,faketime}), the
  * test fails instead, so that a CI run cannot go green by skipping what it claims to test.
@@ -34,6 +34,9 @@ public final class Capabilities {
 
     /** Debian's {@code libfaketime}, for the clock faults. */
     public static final String FAKETIME = "faketime";
+
+    /** {@code promtool} on the {@code PATH} (Debian's {@code prometheus}), for the tests of the shipped alerting rules. */
+    public static final String PROMTOOL = "promtool";
 
     private Capabilities() {
     }

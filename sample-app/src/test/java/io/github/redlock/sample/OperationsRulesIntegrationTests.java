@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.metrics.RedlockMetrics;
+import io.github.redlock.test.Capabilities;
 import io.github.redlock.test.RedisNodesExtension;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -92,8 +92,8 @@ class OperationsRulesIntegrationTests {
     @Test
     void theRulesPassTheirPromtoolTests() throws Exception {
         File promtool = promtool();
-        Assumptions.assumeTrue(promtool != null, "promtool not found (Debian's prometheus package; .ci/run installs it): the rules' "
-                + "promtool tests are skipped");
+        Capabilities.assume(Capabilities.PROMTOOL, promtool != null, "promtool is not installed (apt-get install prometheus): the "
+                + "rules' promtool tests are skipped");
         assertThat(run(promtool.getPath(), "check", "rules", "redlock-alerts.yml")).contains("SUCCESS: 6 rules found");
         assertThat(run(promtool.getPath(), "test", "rules", "redlock-alerts-test.yml")).contains("SUCCESS");
     }
