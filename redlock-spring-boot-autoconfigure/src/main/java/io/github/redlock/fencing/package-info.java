@@ -1,0 +1,9 @@
+/**
+ * Storage that enforces fencing tokens: writes that a storage applies only when their token is not below the
+ * resource's fence, so that a holder that paused past its lease cannot overwrite a later holder's data
+ * ({@link io.github.redlock.fencing.RedisFence}, {@link io.github.redlock.fencing.StaleFencingTokenException}).
+ */
+@NullMarked
+package io.github.redlock.fencing;
+
+import org.jspecify.annotations.NullMarked;
