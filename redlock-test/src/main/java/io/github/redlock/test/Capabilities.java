@@ -38,6 +38,12 @@ public final class Capabilities {
     /** {@code promtool} on the {@code PATH} (Debian's {@code prometheus}), for the tests of the shipped alerting rules. */
     public static final String PROMTOOL = "promtool";
 
+    /** PostgreSQL's server binaries (Debian's {@code postgresql}), for the storage fencing tests ({@link DatabaseServer}). */
+    public static final String POSTGRESQL = "postgresql";
+
+    /** MariaDB's server binaries (Debian's {@code mariadb-server}), for the storage fencing tests ({@link DatabaseServer}). */
+    public static final String MARIADB = "mariadb";
+
     private Capabilities() {
     }
 
