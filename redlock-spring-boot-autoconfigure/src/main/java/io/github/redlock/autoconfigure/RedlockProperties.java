@@ -85,6 +85,11 @@ public class RedlockProperties {
     private @Nullable String instanceId;
 
     /**
+     * The fences that a relational database enforces.
+     */
+    private final JdbcFence jdbcFence = new JdbcFence();
+
+    /**
      * Largest fraction of the ttl an acquisition may take for the lock to be accepted (e.g. 0.33 for the "elapsed <= ttl/3" variant); 1 for no budget beyond the validity rule.
      */
     private @Nullable Double acquisitionBudget;
@@ -300,6 +305,58 @@ public class RedlockProperties {
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
+
+    }
+
+    public JdbcFence getJdbcFence() {
+        return this.jdbcFence;
+    }
+
+    /**
+     * The fences that a relational database enforces ({@code io.github.redlock.fencing.JdbcFence}), a bean when
+     * {@code redlock.fencing=true} and the application has a {@code DataSource}.
+     */
+    public static class JdbcFence {
+
+        /**
+         * Name of the table of the fences, optionally with its schema.
+         */
+        private String tableName = "redlock_fence";
+
+        /**
+         * When to create the table of the fences at start-up: for an embedded database only, always, or never.
+         */
+        private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+        public String getTableName() {
+            return this.tableName;
+        }
+
+        public void setTableName(String tableName) {
+            this.tableName = tableName;
+        }
+
+        public InitializeSchema getInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(InitializeSchema initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+    }
+
+    /** When the table of the fences is created at start-up (as Spring Session's and Spring Batch's schemas). */
+    public enum InitializeSchema {
+
+        /** Only in an embedded database (H2, HSQLDB, Derby). */
+        EMBEDDED,
+
+        /** In any database, where it does not exist. */
+        ALWAYS,
+
+        /** Never: create it with the schema scripts beside {@code JdbcFence}. */
+        NEVER
 
     }
 

@@ -111,6 +111,14 @@ public final class JdbcFence {
     }
 
     /**
+     * Creates the table of the fences where it does not exist ({@code CREATE TABLE IF NOT EXISTS}, which PostgreSQL,
+     * MariaDB, MySQL and H2 understand alike), as {@code redlock.jdbc-fence.initialize-schema} asks.
+     */
+    public void createTable() {
+        this.jdbc.execute("CREATE TABLE IF NOT EXISTS " + this.table + " (resource VARCHAR(255) NOT NULL PRIMARY KEY, token BIGINT NOT NULL)");
+    }
+
+    /**
      * Returns the fence of {@code resource}: the highest token it was advanced to, or 0 before the first.
      * @param resource what the fence guards
      * @return its fence
