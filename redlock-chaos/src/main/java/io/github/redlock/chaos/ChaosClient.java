@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.github.redlock.core.NodeStatus;
 import io.github.redlock.core.Redlock;
 import io.github.redlock.core.RedlockLease;
 
@@ -30,7 +31,9 @@ import io.github.redlock.core.RedlockLease;
  * Its Redlocks run with its own {@code maxTtl} ({@link ChaosSettings#maxTtlMillis(int)}), up to which it draws its
  * ttls: in a fleet, a process with a short one shares the nodes and the key prefixes with processes with a long one.
  * It locks on its own node list when the run gave it one ({@link ChaosSettings#nodes(int)}): the same nodes, some through
- * the run's proxies.
+ * the run's proxies. When the run holds a leader election ({@link ChaosSettings#leader()}), one more thread runs for
+ * leader ({@link LeaderCandidate}) on a Redlock of its own. Another writes which nodes the process counts every 100 ms
+ * ({@link ClientVotes}), so that the run can wait for a restarted node's quarantine to be over for every client.
  */
 public final class ChaosClient {
 
@@ -49,6 +52,12 @@ public final class ChaosClient {
     /** The Redlock of the fenced locks, or null when the run takes none. */
     private final Redlock fenced;
 
+    /** The candidate of the leader election, or null when the run holds none. */
+    private final LeaderCandidate candidate;
+
+    /** The candidate's own Redlock, or null when the run holds no leader election. */
+    private final Redlock leaderLock;
+
     private final Storage storage;
 
     private final Writer history;
@@ -65,6 +74,17 @@ public final class ChaosClient {
         this.fenced = settings.kinds().contains(History.Kind.FENCED) ? Redlock.builder().nodes(settings.nodes(index))
                 .maxTtl(Duration.ofMillis(this.maxTtlMillis)).restartQuarantine(settings.quarantine()).fencing(settings.fencing())
                 .keyPrefix(History.Kind.FENCED.keyPrefix()).build() : null;
+        if (settings.leader()) {
+            this.candidate = new LeaderCandidate(index, settings.threads(), this.maxTtlMillis, settings.directory().resolve("stop"),
+                    this::append, new SplittableRandom(settings.seed() * 1_000_003L + index * 1_009L + settings.threads()));
+            this.leaderLock = Redlock.builder().nodes(settings.nodes(index)).maxTtl(Duration.ofMillis(this.maxTtlMillis))
+                    .restartQuarantine(settings.quarantine()).keyPrefix(History.Kind.EXCLUSIVE.keyPrefix()).observer(this.candidate.observer())
+                    .build();
+        }
+        else {
+            this.candidate = null;
+            this.leaderLock = null;
+        }
         this.storage = new Storage(settings.storage());
         this.history = Files.newBufferedWriter(settings.directory().resolve("history-" + index + ".tsv"), StandardCharsets.UTF_8);
     }
@@ -91,6 +111,15 @@ public final class ChaosClient {
             worker.start();
             threads.add(worker);
         }
+        Thread votes = new Thread(this::reportVotes, "chaos-" + this.index + "-votes");
+        votes.start();
+        threads.add(votes);
+        if (this.candidate != null) {
+            Thread candidate = new Thread(() -> this.candidate.run(this.leaderLock), "chaos-" + this.index + "-leader");
+            candidate.start();
+            threads.add(candidate);
+            this.candidate.awaitFirstAttempt(60_000); // so that the first leader is elected before the run's faults
+        }
         Files.writeString(this.settings.directory().resolve("ready-" + this.index), "ready");
         for (Thread thread : threads) {
             thread.join();
@@ -98,6 +127,9 @@ public final class ChaosClient {
         this.plain.close();
         if (this.fenced != null) {
             this.fenced.close();
+        }
+        if (this.leaderLock != null) {
+            this.leaderLock.close();
         }
         this.storage.close();
         this.historyLock.lock();
@@ -211,8 +243,35 @@ public final class ChaosClient {
         }
     }
 
+    /**
+     * Writes which nodes this process counts ({@link ClientVotes}) every {@link ClientVotes#INTERVAL_MILLIS} ms until the run
+     * stops: a node counts where every Redlock of the process counts it.
+     */
+    private void reportVotes() {
+        Path stop = this.settings.directory().resolve("stop");
+        List<Redlock> redlocks = new ArrayList<>(List.of(this.plain));
+        Optional.ofNullable(this.fenced).ifPresent(redlocks::add);
+        Optional.ofNullable(this.leaderLock).ifPresent(redlocks::add);
+        while (!Files.exists(stop)) {
+            try {
+                ClientVotes.write(this.settings.directory(), this.index, ClientVotes.combined(redlocks.stream()
+                        .map((redlock) -> redlock.nodeStatuses().values().stream().map(NodeStatus::state).toList()).toList()));
+            }
+            catch (RuntimeException ex) {
+                // The next line says it; a client goes on.
+            }
+            try {
+                Thread.sleep(ClientVotes.INTERVAL_MILLIS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** The later of {@code known} and the end of validity the lease gives now (read before, so never later than the truth). */
-    private static long validEnd(RedlockLease lease, long known) {
+    static long validEnd(RedlockLease lease, long known) {
         long now = System.nanoTime();
         long remaining = lease.remainingValidity().toNanos();
         return (remaining > 0) ? Math.max(known, now + remaining) : known;

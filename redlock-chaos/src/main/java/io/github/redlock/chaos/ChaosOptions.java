@@ -32,10 +32,16 @@ import io.github.redlock.core.RestartQuarantine;
  * @param sentinelConfirmation whether a Sentinel node of the clients votes only while a majority of its sentinels
  * confirms its master ({@code false} for the control of {@link FaultKind#DEPOSED_MASTER}: the client processes then run
  * with the core's internal switch {@value #UNCONFIRMED_SENTINELS}{@code =true})
+ * @param leader whether every client process also runs a candidate of a leader election ({@link LeaderCandidate}) beside its
+ * worker threads: one holds the leader lock with a lease extended automatically for the whole run, the others keep
+ * asking for it
+ * @param leaseRepairs whether the clients' Redlocks repair long leases on nodes restarted empty ({@code false} for the
+ * control of {@link FaultKind#ROLLING_RESTART_ALL}: the client processes then run with the core's internal switch
+ * {@value #NO_LEASE_REPAIRS}{@code =true})
  */
 record ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults,
         Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
-        boolean sentinelConfirmation) {
+        boolean sentinelConfirmation, boolean leader, boolean leaseRepairs) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -63,6 +69,12 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      */
     static final String UNCONFIRMED_SENTINELS = "redlock.internal.unconfirmed-sentinels";
 
+    /**
+     * The core's internal JVM system property that turns lease repairs off, for controls only
+     * ({@code FollowUps.NO_REPAIRS_PROPERTY} in redlock-core).
+     */
+    static final String NO_LEASE_REPAIRS = "redlock.internal.no-lease-repairs";
+
     ChaosOptions {
         if (maxTtlMillis < 4 * MIN_TTL_MILLIS) {
             throw new IllegalArgumentException("a chaos run's max-ttl must be at least " + 4 * MIN_TTL_MILLIS
@@ -81,6 +93,14 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
             throw new IllegalArgumentException("a chaos run needs at least one kind of lock, e.g. " + EnumSet.allOf(History.Kind.class));
         }
         kinds = EnumSet.copyOf(kinds);
+    }
+
+    /** Options without a leader election, with lease repairs on, as the clients run them unless told otherwise. */
+    ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
+            double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
+            boolean sentinelConfirmation) {
+        this(seed, clients, threads, shortClients, faultSeconds, faults, kinds, longHolds, quarantine, fencing, directory, maxTtlMillis,
+                sentinelConfirmation, false, true);
     }
 
     /** Options with the sentinels' confirmation on, as the clients run it unless told otherwise. */
@@ -103,7 +123,10 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * failovers, see {@link FaultKind#safe()}), {@code chaos.kinds} (comma-separated {@link History.Kind} names; when blank,
      * all),
      * {@code chaos.longHolds}, {@code chaos.quarantine}, {@code chaos.fencing}, {@code chaos.dir},
-     * {@code chaos.sentinelConfirmation} ({@code true}; {@code false} for the control of {@link FaultKind#DEPOSED_MASTER}).
+     * {@code chaos.sentinelConfirmation} ({@code true}; {@code false} for the control of {@link FaultKind#DEPOSED_MASTER}),
+     * {@code chaos.leader} (when blank, whether {@link FaultKind#ROLLING_RESTART_ALL} is among the faults, which proves
+     * something only with it), {@code chaos.leaseRepairs} ({@code true}; {@code false} for the control of
+     * {@link FaultKind#ROLLING_RESTART_ALL}).
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
@@ -123,7 +146,10 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
                 Double.parseDouble(blankTo(System.getProperty("chaos.longHolds"), Double.toString(LONG_HOLDS))),
                 RestartQuarantine.valueOf(blankTo(System.getProperty("chaos.quarantine"), "AUTO").toUpperCase(Locale.ROOT)),
                 fencing, Path.of(blankTo(System.getProperty("chaos.dir"), "target/chaos")), MAX_TTL_MILLIS,
-                Boolean.parseBoolean(blankTo(System.getProperty("chaos.sentinelConfirmation"), "true")));
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.sentinelConfirmation"), "true")),
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.leader"),
+                        Boolean.toString(faultKinds.contains(FaultKind.ROLLING_RESTART_ALL)))),
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.leaseRepairs"), "true")));
     }
 
     private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {
@@ -146,13 +172,15 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     /** The same options with another directory. */
     ChaosOptions in(Path other) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
-                this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis, this.sentinelConfirmation);
+                this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
+                this.leaseRepairs);
     }
 
     /** The same options with another max-ttl (the short clients get a quarter of it). */
     ChaosOptions withMaxTtl(long millis) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
-                this.longHolds, this.quarantine, this.fencing, this.directory, millis, this.sentinelConfirmation);
+                this.longHolds, this.quarantine, this.fencing, this.directory, millis, this.sentinelConfirmation, this.leader,
+                this.leaseRepairs);
     }
 
     /**
@@ -161,7 +189,39 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      */
     ChaosOptions withSentinelConfirmation(boolean confirmation) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
-                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, confirmation);
+                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, confirmation, this.leader,
+                this.leaseRepairs);
+    }
+
+    /** The same options with or without the leader election ({@link LeaderCandidate}). */
+    ChaosOptions withLeader(boolean election) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, election,
+                this.leaseRepairs);
+    }
+
+    /**
+     * The same options with lease repairs on or off ({@code false}: the control of {@link FaultKind#ROLLING_RESTART_ALL}).
+     */
+    ChaosOptions withLeaseRepairs(boolean repairs) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
+                repairs);
+    }
+
+    /**
+     * The core's internal switches the client processes run with, as JVM options: none unless a protection is turned off
+     * for a control ({@link #sentinelConfirmation()}, {@link #leaseRepairs()}).
+     */
+    List<String> clientSwitches() {
+        List<String> switches = new ArrayList<>();
+        if (!this.sentinelConfirmation) {
+            switches.add("-D" + UNCONFIRMED_SENTINELS + "=true");
+        }
+        if (!this.leaseRepairs) {
+            switches.add("-D" + NO_LEASE_REPAIRS + "=true");
+        }
+        return List.copyOf(switches);
     }
 
     /**

@@ -22,8 +22,9 @@ import io.github.redlock.test.RedisNode;
  * when it may draw {@link FaultKind#CLUSTER_FAILOVER}, after the standalone ones), a storage node, and several
  * client processes ({@link ChaosClient}; when the run may draw {@link FaultKind#DEPOSED_MASTER}, the Sentinel group is
  * there too, and client {@link ClientPaths#CLIENT} reaches the sentinels and two standalone nodes through proxies of
- * this run, {@link ClientPaths}) that lock contended keys and write to the storage while faults are
- * injected ({@link Faults}) on a seeded schedule; then a quiet tail for the liveness check, and the
+ * this run, {@link ClientPaths}) that lock contended keys and write to the storage (and, when asked for, run for leader:
+ * {@link LeaderCandidate}) while faults are injected ({@link Faults}, which may wait for what the clients count:
+ * {@link ClientVotes}) on a seeded schedule; then a quiet tail for the liveness check, and the
  * {@link HistoryChecker} over the merged history. {@code main} runs one from system properties
  * ({@link ChaosOptions#fromSystemProperties}) and exits 1 on a violation.
  */
@@ -56,7 +57,8 @@ public final class ChaosRun {
         System.out.println("chaos run: seed " + options.seed() + ", " + options.clients() + " clients x " + options.threads()
                 + " threads (max-ttl by client " + options.clientMaxTtlMillis() + " ms), " + options.faultSeconds() + " s of faults "
                 + options.faults() + ", locks " + options.kinds() + ", quarantine " + options.quarantine() + ", fencing "
-                + options.fencing() + (options.sentinelConfirmation() ? "" : ", sentinel confirmation OFF") + ", in "
+                + options.fencing() + (options.sentinelConfirmation() ? "" : ", sentinel confirmation OFF")
+                + (options.leader() ? ", a leader election" : "") + (options.leaseRepairs() ? "" : ", lease repairs OFF") + ", in "
                 + directory.toAbsolutePath());
         List<RedisNode> nodes = new ArrayList<>();
         RedisNode storageNode = null;
@@ -86,11 +88,12 @@ public final class ChaosRun {
             Path clientProperties = directory.resolve("client.properties");
             settings(options, uris, clientNodes, storageNode.uri(), directory).store(clientProperties);
             for (int i = 0; i < options.clients(); i++) {
-                clients.add(startClient(clientProperties, i, directory, options.sentinelConfirmation()));
+                clients.add(startClient(clientProperties, i, directory, options.clientSwitches()));
             }
             awaitReady(directory, clients);
             long runStart = System.nanoTime();
-            Faults faults = new Faults(nodes, group, cluster, paths, clients, clockFile, options.maxTtlMillis());
+            Faults faults = new Faults(nodes, group, cluster, paths, new ClientVotes(directory, clients), clients, clockFile,
+                    options.maxTtlMillis());
             long faultsEnd = injectFaults(options, faults, runStart);
             Faults.sleep(options.tailMillis());
             Files.writeString(directory.resolve("stop"), "stop");
@@ -118,7 +121,7 @@ public final class ChaosRun {
             Path directory) {
         return new ChaosSettings(List.copyOf(uris), clientNodes, storage, options.threads(), ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS,
                 options.maxTtlMillis(), options.clientMaxTtlMillis(), ChaosOptions.WAIT_MILLIS, List.copyOf(options.kinds()),
-                options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath());
+                options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath(), options.leader());
     }
 
     /** Creates the run's directory, or empties it of an earlier run's files. */
@@ -188,15 +191,14 @@ public final class ChaosRun {
     }
 
     /**
-     * Starts client process {@code index}; without the sentinels' confirmation (the control of
-     * {@link FaultKind#DEPOSED_MASTER}) it runs with the core's internal switch that turns it off.
+     * Starts client process {@code index} with the given JVM options ({@link ChaosOptions#clientSwitches()}: the core's
+     * internal switches that turn a protection off, for the controls of {@link FaultKind#DEPOSED_MASTER} and
+     * {@link FaultKind#ROLLING_RESTART_ALL}).
      */
-    private static Process startClient(Path properties, int index, Path directory, boolean sentinelConfirmation) throws IOException {
+    private static Process startClient(Path properties, int index, Path directory, List<String> switches) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-        if (!sentinelConfirmation) {
-            command.add("-D" + ChaosOptions.UNCONFIRMED_SENTINELS + "=true");
-        }
+        command.addAll(switches);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ChaosClient.class.getName(),
                 properties.toAbsolutePath().toString(), Integer.toString(index)));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(directory.resolve("client-" + index + ".log").toFile())
@@ -246,6 +248,8 @@ public final class ChaosRun {
         run.setProperty("kinds", options.kinds().toString());
         run.setProperty("fencing", Boolean.toString(options.fencing()));
         run.setProperty("sentinelConfirmation", Boolean.toString(options.sentinelConfirmation()));
+        run.setProperty("leader", Boolean.toString(options.leader()));
+        run.setProperty("leaseRepairs", Boolean.toString(options.leaseRepairs()));
         run.setProperty("runStartNanos", Long.toString(runStart));
         run.setProperty("faultsEndNanos", Long.toString(faultsEnd));
         run.setProperty("runEndNanos", Long.toString(runEnd));

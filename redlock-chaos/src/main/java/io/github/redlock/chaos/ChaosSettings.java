@@ -35,10 +35,12 @@ import io.github.redlock.core.RestartQuarantine;
  * @param quarantine the restart quarantine of every Redlock
  * @param seed the run's seed, from which each thread draws its own
  * @param directory the run's directory, for histories and the stop file
+ * @param leader whether every client process also runs a candidate of the leader election ({@link LeaderCandidate}); a
+ * file without it is read as {@code false}
  */
 record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes, String storage, int threads, int keys, long minTtlMillis,
         long maxTtlMillis, List<Long> clientMaxTtlMillis, long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing,
-        RestartQuarantine quarantine, long seed, Path directory) {
+        RestartQuarantine quarantine, long seed, Path directory, boolean leader) {
 
     /** The prefix of a client process's own node list in {@code client.properties}: {@code nodes.<index>}. */
     private static final String CLIENT_NODES = "nodes.";
@@ -67,7 +69,7 @@ record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes,
                 java.util.Arrays.stream(properties.getProperty("kinds").split(",")).map(History.Kind::valueOf).toList(),
                 Double.parseDouble(properties.getProperty("longHolds")), Boolean.parseBoolean(properties.getProperty("fencing")),
                 RestartQuarantine.valueOf(properties.getProperty("quarantine")), Long.parseLong(properties.getProperty("seed")),
-                Path.of(properties.getProperty("directory")));
+                Path.of(properties.getProperty("directory")), Boolean.parseBoolean(properties.getProperty("leader", "false")));
     }
 
     /** Writes the settings for the client processes, which {@link #load} them. */
@@ -88,6 +90,7 @@ record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes,
         properties.setProperty("quarantine", this.quarantine.name());
         properties.setProperty("seed", Long.toString(this.seed));
         properties.setProperty("directory", this.directory.toString());
+        properties.setProperty("leader", Boolean.toString(this.leader));
         try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             properties.store(out, "chaos client settings");
         }

@@ -26,11 +26,12 @@ import java.util.stream.Collectors;
  * @param liveness whether liveness was checked, and over which tail
  * @param latencyUnderFaults the grants' acquisition latency when the acquisition met a fault window
  * @param latencyWithoutFaults the grants' acquisition latency otherwise
+ * @param leadership what the run's leader election did, or {@link Leadership#NONE}
  */
 record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long errors, long malformedLines,
         Map<String, Writes> writes, long writesWithUnknownLease, long staleWritesWithoutToken, Map<FaultKind, Long> faults,
         Map<Violation.Kind, Long> violationCounts, List<Violation> violationDetails, String liveness,
-        Percentiles latencyUnderFaults, Percentiles latencyWithoutFaults) {
+        Percentiles latencyUnderFaults, Percentiles latencyWithoutFaults, Leadership leadership) {
 
     /** How many violations of each kind {@link #text()} and {@link #markdown()} show in detail: 20 at most in all. */
     static final int DETAILS_SHOWN_PER_KIND = 5;
@@ -119,6 +120,10 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
         figures.add(figure("Stale writes accepted from holders without a token (a limit, not a violation)",
                 Long.toString(this.staleWritesWithoutToken)));
         figures.add(figure("Liveness", this.liveness));
+        if (this.leadership.held()) {
+            figures.add(figure("Leader election", this.leadership.text()));
+            this.leadership.losses().forEach((loss) -> figures.add(figure("Leader lease lost", loss)));
+        }
         figures.add(figure("Acquisition latency under faults", this.latencyUnderFaults.text()));
         figures.add(figure("Acquisition latency without faults", this.latencyWithoutFaults.text()));
         if (this.malformedLines > 0) {

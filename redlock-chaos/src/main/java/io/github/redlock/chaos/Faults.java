@@ -25,12 +25,23 @@ import io.github.redlock.test.RedisNode;
  * ({@link ClusterFailover}); the other faults leave them alone and act on the standalone nodes, but for the count of
  * a majority, which is over every node of the lock. When it may draw {@link FaultKind#DEPOSED_MASTER}, it has the
  * Sentinel group too, and one client process reaches two standalone nodes and the sentinels through proxies
- * ({@link ClientPaths}) that this class silences and restores.
+ * ({@link ClientPaths}) that this class silences and restores. {@link FaultKind#ROLLING_RESTART_ALL} restarts each node
+ * once every client process counts the one before again, as the processes say ({@link ClientVotes}).
  */
 final class Faults {
 
     /** A durable configuration: every write logged and synced before it is answered. */
     private static final String[] DURABLE = { "--appendonly", "yes", "--appendfsync", "always" };
+
+    /**
+     * How long a restarted node may take to vote in every client beyond its quarantine when the run does not say when it does:
+     * the clients' reconnection (backing off to 2 s), the check of the node (its answers time out after 2 s) and the
+     * confirmation of their records of it, on a loaded machine.
+     */
+    private static final long CHECK_MILLIS = 5_000;
+
+    /** How long beyond its quarantine the run waits at most for every client to count a restarted node again. */
+    private static final long VOTE_BOUND_MILLIS = 20_000;
 
     /** The core's bound on a Sentinel node's confirmation by a majority of its sentinels (SentinelWatch), 2 s. */
     private static final long CONFIRMATION_BOUND_MILLIS = 2_000;
@@ -55,6 +66,9 @@ final class Faults {
 
     /** The proxied paths of the client that misses a {@link FaultKind#DEPOSED_MASTER}, or null when the run has none. */
     private final ClientPaths paths;
+
+    /** What each client process counts, or null when the run does not say. */
+    private final ClientVotes votes;
 
     private final List<History.Fault> injected = new ArrayList<>();
 
@@ -94,7 +108,23 @@ final class Faults {
      */
     Faults(List<RedisNode> nodes, SentinelFailover group, ClusterFailover cluster, ClientPaths paths, List<Process> clients,
             Path clockFile, long maxTtlMillis) {
+        this(nodes, group, cluster, paths, null, clients, clockFile, maxTtlMillis);
+    }
+
+    /**
+     * Faults on standalone nodes, a Sentinel group, a Redis Cluster, and the proxied paths of one client, that wait for what
+     * the client processes count where a fault must ({@link FaultKind#ROLLING_RESTART_ALL}).
+     * @param nodes the standalone nodes of the lock
+     * @param group the Sentinel group that is a node of the lock, or null
+     * @param cluster the Redis Cluster that is a node of the lock, or null
+     * @param paths the proxied paths of {@link ClientPaths#CLIENT} to the group's sentinels and to standalone nodes, or null
+     * @param votes what each client process counts, or null: a fault that waits for it then waits a fixed time instead
+     * @param maxTtlMillis the fleet's longest {@code maxTtl}: the quarantine that faults wait out is computed from it
+     */
+    Faults(List<RedisNode> nodes, SentinelFailover group, ClusterFailover cluster, ClientPaths paths, ClientVotes votes,
+            List<Process> clients, Path clockFile, long maxTtlMillis) {
         this.nodes = nodes;
+        this.votes = votes;
         this.paths = paths;
         this.group = group;
         this.cluster = cluster;
@@ -164,6 +194,7 @@ final class Faults {
             case FAILOVER -> failover(random);
             case CLUSTER_FAILOVER -> clusterFailover(random);
             case DEPOSED_MASTER -> deposedMaster(random);
+            case ROLLING_RESTART_ALL -> rollingRestartAll(random);
             case MAJORITY_DOWN -> {
                 List<Integer> majority = distinct(random, majority());
                 long paused = 500 + random.nextInt(1500);
@@ -282,6 +313,45 @@ final class Faults {
         finally {
             this.paths.restore();
         }
+    }
+
+    /**
+     * Restarts every standalone node empty, one after another, each once every client process counts the one before again
+     * and a ttl more: see {@link FaultKind#ROLLING_RESTART_ALL}. The detail lists when each node was restarted
+     * ({@link History.Fault#restarts}) and how long after its restart every client counted it again.
+     */
+    private String rollingRestartAll(Random random) {
+        List<Integer> order = distinct(random, this.nodes.size());
+        long start = System.nanoTime();
+        List<Long> restarts = new ArrayList<>();
+        List<String> counted = new ArrayList<>();
+        for (int node : order) {
+            long restarted = System.nanoTime();
+            restarts.add(TimeUnit.NANOSECONDS.toMillis(restarted - start));
+            restart(node, 0);
+            counted.add(awaitVoting(node, restarted));
+            // Two extensions at least of a lease extended automatically (each when half its ttl is left): the first that
+            // follows the node's vote writes the lease there again, and one more may do it if a contender's attempt held
+            // the key there for a moment.
+            sleep(this.maxTtlMillis + 1_000);
+        }
+        return "every node killed and restarted empty one after another, in the order " + order + ", each once every client "
+                + "counted the one before again and " + (this.maxTtlMillis + 1_000) + " ms more; " + History.Fault.restarts(restarts)
+                + "; counted again by every client after " + String.join(", ", counted) + " ms";
+    }
+
+    /**
+     * Waits until every client process counts a restarted node again, at most its quarantine and {@link #VOTE_BOUND_MILLIS};
+     * without {@link ClientVotes}, waits its quarantine and {@link #CHECK_MILLIS}.
+     * @return how long after {@code restarted} every client counted it, in ms, or why that is not known
+     */
+    private String awaitVoting(int node, long restarted) {
+        if (this.votes == null) {
+            sleep(quarantineMillis() + CHECK_MILLIS);
+            return "?";
+        }
+        long millis = this.votes.awaitVoting(node, restarted, quarantineMillis() + VOTE_BOUND_MILLIS);
+        return (millis >= 0) ? Long.toString(millis) : "(not within " + (quarantineMillis() + VOTE_BOUND_MILLIS) + ")";
     }
 
     /** The restart quarantine of the fleet's longest {@code maxTtl}, as a client computes it: {@code maxTtl}, drift, a second. */

@@ -1,12 +1,17 @@
 package io.github.redlock.chaos;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The records of a chaos run, one tab-separated line each, and how to read them back. All times are
  * {@code System.nanoTime()} values, one clock for every process on a Linux machine. A run's directory holds:
  * <ul>
- * <li>{@code history-<client>.tsv}: the client's operations ({@link Operation}) and storage writes ({@link Write});</li>
+ * <li>{@code history-<client>.tsv}: the client's operations ({@link Operation}), storage writes ({@link Write}) and, when
+ * the run holds a leader election, its candidate's events ({@link Lead});</li>
  * <li>{@code storage.tsv}: every write the storage node received, in its own order ({@link StoredWrite});</li>
  * <li>{@code faults.tsv}: the faults injected ({@link Fault});</li>
  * <li>{@code run.properties}: the run's options and its times ({@code runStartNanos}, {@code faultsEndNanos},
@@ -14,6 +19,13 @@ import java.util.List;
  * </ul>
  */
 final class History {
+
+    /**
+     * The lock key of the leader election ({@link LeaderCandidate}): an exclusive lock of the {@code redlock:} prefix, which
+     * no worker thread draws. Its terms are recorded as {@link Kind#EXCLUSIVE} operations, so that two leaders at once are an
+     * overlap like any other.
+     */
+    static final String LEADER_KEY = "leader";
 
     private History() {
     }
@@ -146,12 +158,75 @@ final class History {
      */
     record Fault(FaultKind kind, long startNanos, long endNanos, String detail) {
 
+        private static final Pattern RESTARTS = Pattern.compile("restarts at ((?:\\+\\d+(?:, )?)+) ms");
+
         String line() {
             return String.join("\t", this.kind.name(), Long.toString(this.startNanos), Long.toString(this.endNanos), this.detail);
         }
 
         static Fault parse(String[] f) {
             return new Fault(FaultKind.valueOf(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), (f.length > 3) ? f[3] : "");
+        }
+
+        /**
+         * When each node was restarted, in ms after the fault began, for a fault whose detail lists them
+         * ({@link #restarts(List)}, e.g. {@link FaultKind#ROLLING_RESTART_ALL}); empty for the others.
+         */
+        List<Long> restartOffsetsMillis() {
+            Matcher matcher = RESTARTS.matcher(this.detail);
+            if (!matcher.find()) {
+                return List.of();
+            }
+            return Arrays.stream(matcher.group(1).split(",")).map(String::trim).map((offset) -> Long.valueOf(offset.substring(1))).toList();
+        }
+
+        /** The part of a fault's detail that lists its restarts, which {@link #restartOffsetsMillis()} reads back. */
+        static String restarts(List<Long> offsetsMillis) {
+            return "restarts at " + offsetsMillis.stream().map((offset) -> "+" + offset).collect(Collectors.joining(", ")) + " ms";
+        }
+
+
+    }
+
+    /** What a candidate of the leader election saw. */
+    enum LeadEvent {
+
+        /** It was granted the leader lock: a term began (the token names the term). */
+        GAINED,
+
+        /** An automatic extension of its lease succeeded. */
+        EXTENDED,
+
+        /** An automatic extension of its lease failed (it is retried while a quarter of the ttl remains). */
+        NOT_EXTENDED,
+
+        /** A node answered a repair of its lease (the detail: the node and the answer, {@code ok} or another outcome). */
+        REPAIR,
+
+        /** Its lease was lost before it let go (the detail: why): its term ended against its will. */
+        LOST,
+
+        /** It let go of the lease as the run stopped: its term ended on its own terms. */
+        RESIGNED,
+
+        /** The run stopped; the detail is how many times it asked for the leader lock. */
+        ATTEMPTS
+
+    }
+
+    /**
+     * An event of a candidate of the leader election: {@code lead <client> <event> <nanos> <leaseToken> <detail>}; the token
+     * is the term's ({@code -} for {@link LeadEvent#ATTEMPTS}).
+     */
+    record Lead(int client, LeadEvent event, long nanos, String leaseToken, String detail) {
+
+        String line() {
+            return String.join("\t", "lead", Integer.toString(this.client), this.event.name(), Long.toString(this.nanos), this.leaseToken,
+                    this.detail);
+        }
+
+        static Lead parse(String[] f) {
+            return new Lead(Integer.parseInt(f[1]), LeadEvent.valueOf(f[2]), Long.parseLong(f[3]), f[4], (f.length > 5) ? f[5] : "");
         }
 
     }
@@ -164,6 +239,11 @@ final class History {
     /** The lines of a history file that are operations. */
     static List<Operation> operations(List<String> lines) {
         return lines.stream().filter((line) -> line.startsWith("op\t")).map((line) -> Operation.parse(fields(line))).toList();
+    }
+
+    /** The lines of a history file that are events of a leader election's candidate. */
+    static List<Lead> leads(List<String> lines) {
+        return lines.stream().filter((line) -> line.startsWith("lead\t")).map((line) -> Lead.parse(fields(line))).toList();
     }
 
     /** The lines of a history file that are writes. */

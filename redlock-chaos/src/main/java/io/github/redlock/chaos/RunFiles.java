@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.function.Function;
 
 import io.github.redlock.chaos.History.Fault;
+import io.github.redlock.chaos.History.Lead;
 import io.github.redlock.chaos.History.Operation;
 import io.github.redlock.chaos.History.StoredWrite;
 
@@ -25,6 +26,9 @@ final class RunFiles {
     final List<StoredWrite> storage = new ArrayList<>();
 
     final List<Fault> faults = new ArrayList<>();
+
+    /** The events of the candidates of a leader election, if the run held one. */
+    final List<Lead> leads = new ArrayList<>();
 
     long malformedLines;
 
@@ -40,6 +44,9 @@ final class RunFiles {
                 for (String line : Files.readAllLines(history)) {
                     if (line.startsWith("op\t")) {
                         files.parse(line, Operation::parse, files.operations);
+                    }
+                    else if (line.startsWith("lead\t")) {
+                        files.parse(line, Lead::parse, files.leads);
                     }
                 }
             }

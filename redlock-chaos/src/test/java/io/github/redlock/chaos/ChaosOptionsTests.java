@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-/** The fleet a run's options make: which client processes get the short max-ttl. */
+/**
+ * The fleet a run's options make (which client processes get the short max-ttl), and the switches and the leader
+ * election of the controls.
+ */
 class ChaosOptionsTests {
 
     @Test
@@ -59,6 +62,58 @@ class ChaosOptionsTests {
         assertThat(control.sentinelConfirmation()).isFalse();
         assertThat(control.withMaxTtl(4_000).in(Path.of("target/chaos/other")).sentinelConfirmation()).isFalse();
         assertThat(control.withSentinelConfirmation(true)).isEqualTo(options(42, 3, 0));
+    }
+
+    @Test
+    void leaseRepairsAreOnUnlessTurnedOffAndTheControlRunsItsClientsWithTheCoresSwitch() {
+        assertThat(options(42, 3, 0).leaseRepairs()).isTrue();
+        assertThat(options(42, 3, 0).clientSwitches()).isEmpty();
+        ChaosOptions control = options(42, 3, 0).withLeader(true).withLeaseRepairs(false);
+        assertThat(control.clientSwitches()).containsExactly("-Dredlock.internal.no-lease-repairs=true");
+        assertThat(control.withMaxTtl(4_000).in(Path.of("target/chaos/other")).withSentinelConfirmation(true).leaseRepairs()).isFalse();
+        assertThat(control.withSentinelConfirmation(false).clientSwitches()).containsExactly(
+                "-Dredlock.internal.unconfirmed-sentinels=true", "-Dredlock.internal.no-lease-repairs=true");
+        assertThat(control.withLeaseRepairs(true).withLeader(false)).isEqualTo(options(42, 3, 0));
+    }
+
+    @Test
+    void aRunOfRollingRestartsOfEveryNodeHoldsALeaderElectionUnlessToldOtherwise() {
+        assertThat(fromProperties("ROLLING_RESTART_ALL", "", "")).satisfies((options) -> {
+            assertThat(options.faults()).containsExactly(FaultKind.ROLLING_RESTART_ALL);
+            assertThat(options.leader()).isTrue();
+            assertThat(options.leaseRepairs()).isTrue();
+        });
+        assertThat(fromProperties("ROLLING_RESTART_ALL", "false", "false")).satisfies((options) -> {
+            assertThat(options.leader()).isFalse();
+            assertThat(options.leaseRepairs()).isFalse();
+        });
+        assertThat(fromProperties("", "", "")).satisfies((options) -> {
+            assertThat(options.faults()).as("not in the default mix").doesNotContain(FaultKind.ROLLING_RESTART_ALL);
+            assertThat(options.leader()).isFalse();
+        });
+        assertThat(fromProperties("NODE_RESTART", "true", "")).satisfies((options) -> assertThat(options.leader()).isTrue());
+    }
+
+    /** Options from the {@code chaos.*} system properties with the given faults, leader election and lease repairs. */
+    private static ChaosOptions fromProperties(String faults, String leader, String leaseRepairs) {
+        String[][] properties = { { "chaos.faults", faults }, { "chaos.leader", leader }, { "chaos.leaseRepairs", leaseRepairs } };
+        String[] before = new String[properties.length];
+        for (int i = 0; i < properties.length; i++) {
+            before[i] = System.setProperty(properties[i][0], properties[i][1]);
+        }
+        try {
+            return ChaosOptions.fromSystemProperties(1);
+        }
+        finally {
+            for (int i = 0; i < properties.length; i++) {
+                if (before[i] == null) {
+                    System.clearProperty(properties[i][0]);
+                }
+                else {
+                    System.setProperty(properties[i][0], before[i]);
+                }
+            }
+        }
     }
 
     private static ChaosOptions options(long seed, int clients, int shortClients) {

@@ -11,7 +11,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What {@code client.properties} tells each client process: the node list, its own when it has one. */
+/**
+ * What {@code client.properties} tells each client process: the node list, its own when it has one, and whether it runs
+ * for leader.
+ */
 class ChaosSettingsTests {
 
     private static final List<String> NODES = List.of("redis://127.0.0.1:7000", "redis://127.0.0.1:7001",
@@ -43,9 +46,34 @@ class ChaosSettingsTests {
         assertThat(loaded).isEqualTo(settings(Map.of()));
     }
 
+    @Test
+    void aClientOfARunWithALeaderElectionRunsForLeader() throws Exception {
+        Path file = this.directory.resolve("client.properties");
+        settings(Map.of(), true).store(file);
+        assertThat(Files.readString(file)).contains("leader=true");
+        ChaosSettings loaded = ChaosSettings.load(file);
+        assertThat(loaded.leader()).isTrue();
+        assertThat(loaded).isEqualTo(settings(Map.of(), true));
+    }
+
+    @Test
+    void aFileWithoutTheLeaderElectionIsReadAsARunWithoutOne() throws Exception {
+        Path file = this.directory.resolve("client.properties");
+        settings(Map.of(), true).store(file);
+        // As a run before the leader election wrote it.
+        Files.write(file, Files.readAllLines(file).stream().filter((line) -> !line.startsWith("leader=")).toList());
+        ChaosSettings loaded = ChaosSettings.load(file);
+        assertThat(loaded.leader()).isFalse();
+        assertThat(loaded).isEqualTo(settings(Map.of(), false));
+    }
+
     private ChaosSettings settings(Map<Integer, List<String>> clientNodes) {
+        return settings(clientNodes, false);
+    }
+
+    private ChaosSettings settings(Map<Integer, List<String>> clientNodes, boolean leader) {
         return new ChaosSettings(NODES, clientNodes, "redis://127.0.0.1:7100", 2, 8, 100, 2_000, List.of(2_000L, 500L), 2_000,
-                List.of(History.Kind.EXCLUSIVE), 1.0, true, RestartQuarantine.AUTO, 42, this.directory);
+                List.of(History.Kind.EXCLUSIVE), 1.0, true, RestartQuarantine.AUTO, 42, this.directory, leader);
     }
 
 }

@@ -10,6 +10,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.chaos.History.Kind;
+import io.github.redlock.chaos.History.LeadEvent;
 import io.github.redlock.chaos.History.Operation;
 import io.github.redlock.chaos.History.Outcome;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The checker over synthetic run directories: each property it guards is shown broken once, and the histories
  * that look like breaches but are not (readers together, a paused holder past its validity, a refused stale
- * write, a stale write nothing could refuse) are shown to pass. Times are milliseconds since the run began.
+ * write, a stale write nothing could refuse) are shown to pass; a leader election's figures are counted from its
+ * candidates' events. Times are milliseconds since the run began.
  */
 class HistoryCheckerTests {
 
@@ -232,6 +234,83 @@ class HistoryCheckerTests {
     }
 
     @Test
+    void aLeaderThatKeepsItsLeaseThroughRestartsHasOneTermAndItsLockIsNoLivenessViolation() throws IOException {
+        this.runEndMillis = 60_000;
+        this.faultsEndMillis = 42_000;
+        this.faults.add(new History.Fault(FaultKind.ROLLING_RESTART_ALL, nanos(2_000), nanos(42_000),
+                "every node restarted; " + History.Fault.restarts(List.of(0L, 8_000L, 16_000L, 24_000L, 32_000L)) + "; counted again")
+                .line());
+        lead(1, LeadEvent.GAINED, 100, "t1", "");
+        for (int i = 1; i <= 40; i++) {
+            lead(1, LeadEvent.EXTENDED, 100 + i * 1_000, "t1", "");
+        }
+        lead(1, LeadEvent.NOT_EXTENDED, 20_500, "t1", "");
+        for (int node = 0; node < 5; node++) {
+            lead(1, LeadEvent.REPAIR, 6_000 + node * 8_000, "t1", "127.0.0.1:700" + node + " ok");
+        }
+        lead(1, LeadEvent.REPAIR, 6_500, "t1", "127.0.0.1:7000 timeout");
+        lead(1, LeadEvent.RESIGNED, 59_000, "t1", "");
+        lead(1, LeadEvent.ATTEMPTS, 59_001, "-", "1");
+        lead(2, LeadEvent.ATTEMPTS, 59_001, "-", "390");
+        grant(1, History.LEADER_KEY, Kind.EXCLUSIVE, "t1", -1, 90, 100, 59_900, 59_000);
+        refused(2, History.LEADER_KEY, 46_000, 46_010); // a second candidate after the faults: the leader holds the lock
+        grant(3, "x:1", Kind.EXCLUSIVE, "late", -1, 46_000, 46_010, 47_000, 46_500);
+        CheckReport report = check();
+        assertThat(report.hasViolations()).as(report.text()).isFalse();
+        assertThat(report.liveness()).startsWith("checked: 1 locks asked for");
+        assertThat(report.leadership()).satisfies((leadership) -> {
+            assertThat(leadership.terms()).isEqualTo(1);
+            assertThat(leadership.leaderWhenFaultsBegan()).isEqualTo(1);
+            assertThat(leadership.changes()).isZero();
+            assertThat(leadership.lost()).isZero();
+            assertThat(leadership.extensions()).isEqualTo(40);
+            assertThat(leadership.failedExtensions()).isEqualTo(1);
+            assertThat(leadership.repairs()).isEqualTo(5);
+            assertThat(leadership.repairFailures()).isEqualTo(1);
+            assertThat(leadership.attempts()).isEqualTo(391);
+        });
+        assertThat(report.text()).contains("Leader election: 1 terms (client 1 led when the faults began), 0 begun since (changes of "
+                + "leader), 0 leases lost; 40 extensions (1 failed), 5 repairs answered (1 not), 391 attempts by the candidates");
+    }
+
+    @Test
+    void aLeaderThatLosesItsLeaseAtTheThirdRestartIsCountedWithTheNextLeader() throws IOException {
+        this.runEndMillis = 60_000;
+        this.faultsEndMillis = 42_000;
+        this.faults.add(new History.Fault(FaultKind.ROLLING_RESTART_ALL, nanos(2_000), nanos(42_000),
+                "every node restarted; " + History.Fault.restarts(List.of(0L, 8_000L, 16_000L, 24_000L, 32_000L)) + "; counted again")
+                .line());
+        lead(1, LeadEvent.GAINED, 100, "t1", "");
+        lead(1, LeadEvent.LOST, 19_000, "t1", "a majority of nodes no longer hold it");
+        grant(1, History.LEADER_KEY, Kind.EXCLUSIVE, "t1", -1, 90, 100, 19_500, 19_000);
+        lead(2, LeadEvent.GAINED, 20_000, "t2", "");
+        lead(2, LeadEvent.RESIGNED, 59_000, "t2", "");
+        grant(2, History.LEADER_KEY, Kind.EXCLUSIVE, "t2", -1, 19_990, 20_000, 59_900, 59_000);
+        CheckReport report = check();
+        assertThat(report.hasViolations()).as(report.text()).isFalse();
+        assertThat(report.leadership().terms()).isEqualTo(2);
+        assertThat(report.leadership().changes()).isEqualTo(1);
+        assertThat(report.leadership().lossRestarts()).containsExactly(3);
+        assertThat(report.text()).contains("Leader lease lost: client 1 lost lease t1 at 19000.0 ms, at restart 3 of 5 of "
+                + "ROLLING_RESTART_ALL: a majority of nodes no longer hold it");
+    }
+
+    @Test
+    void twoLeadersAtOnceAreAnOverlap() throws IOException {
+        grant(1, History.LEADER_KEY, Kind.EXCLUSIVE, "t1", -1, 0, 100, 3_000, 3_000);
+        grant(2, History.LEADER_KEY, Kind.EXCLUSIVE, "t2", -1, 0, 1_000, 3_500, 3_500);
+        assertThat(check().violations(Violation.Kind.OVERLAP)).isEqualTo(1);
+    }
+
+    @Test
+    void aRunWithoutALeaderElectionReportsNone() throws IOException {
+        grant(1, "x:1", Kind.EXCLUSIVE, "a", -1, 0, 100, 1_100, 900);
+        CheckReport report = check();
+        assertThat(report.leadership()).isSameAs(Leadership.NONE);
+        assertThat(report.text()).doesNotContain("Leader");
+    }
+
+    @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aLargeHistoryIsCheckedWithoutComparingEveryPair() throws IOException {
         for (int i = 0; i < 300_000; i++) {
@@ -249,6 +328,10 @@ class HistoryCheckerTests {
             long releaseMs) {
         this.history.add(new Operation(client, 0, key, kind, nanos(startMs), nanos(grantMs), Outcome.GRANTED, lease, token,
                 nanos(validEndMs), nanos(releaseMs)).line());
+    }
+
+    private void lead(int client, LeadEvent event, long millis, String token, String detail) {
+        this.history.add(new History.Lead(client, event, nanos(millis), token, detail).line());
     }
 
     private void refused(int client, String key, long startMs, long endMs) {
