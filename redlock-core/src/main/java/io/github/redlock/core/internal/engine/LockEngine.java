@@ -90,8 +90,6 @@ public final class LockEngine implements Retries.Attempts {
 
     /**
      * @param observations the observations of releases and extensions, or null when the application gave no registry
-     */
-    /**
      * @param instanceId the holder's name in every token of this lock ({@code <instance-id>:<random>})
      */
     public LockEngine(NodeSet nodes, long retryDelayNanos, double acquisitionBudget, long maxTtlMillis, byte @Nullable [] counterKey,
