@@ -1,8 +1,9 @@
 package io.github.redlock.aop;
 
 import java.util.Objects;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -27,7 +28,8 @@ import org.springframework.core.ReactiveAdapterRegistry;
  * <p>
  * The cancel story: a subscriber may cancel at any moment. While the method's publisher runs, the cancel
  * travels upstream to it (the work is told to stop) and the lock is let go at once. While the acquisition is
- * still under way, the acquiring thread is interrupted by Reactor, and a lock that is granted all the same
+ * still under way, the cancel stops it before it returns (its retries end, on the cancelling thread: a release that
+ * follows the cancel never wakes it), the waiting thread ends its wait, and a lock that is granted all the same
  * (the grant raced the cancel) is let go as soon as it arrives, before it is extended; the method is not
  * called. Reactor would drop such a late value without a word, so every subscription keeps its lock in a
  * {@link Slot} from the moment it exists.
@@ -59,10 +61,11 @@ final class ReactiveLocking {
 
     /**
      * Wraps the method's publisher so that each subscription acquires the lock, off the subscriber's thread.
-     * @param acquire returns the lock, or null when the call is skipped (throws when it must fail)
+     * @param acquire starts the acquisition: a future of the lock, of null when the call is skipped, or of the failure;
+     * cancelling it stops the attempts and lets go of a lock taken meanwhile
      * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
-    static Object lock(LockedMethod locked, Callable<HeldLock> acquire, Invocation invoke) {
+    static Object lock(LockedMethod locked, Supplier<CompletableFuture<HeldLock>> acquire, Invocation invoke) {
         return lock(locked, (slot) -> acquisition(slot, acquire), invoke);
     }
 
@@ -71,10 +74,10 @@ final class ReactiveLocking {
      * one more holder of that lock, or, once the lock has been let go, acquires a lock of its own after the
      * release, so that work subscribed late never runs unlocked.
      * @param outer the lock the calling thread holds
-     * @param acquire returns a lock of its own, or null when the call is skipped (throws when it must fail)
+     * @param acquire starts an acquisition of a lock of its own, as {@link #lock(LockedMethod, Supplier, Invocation)}'s
      * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
-    static Object reenter(LockedMethod locked, HeldLock outer, Callable<HeldLock> acquire, Invocation invoke) {
+    static Object reenter(LockedMethod locked, HeldLock outer, Supplier<CompletableFuture<HeldLock>> acquire, Invocation invoke) {
         return lock(locked, (slot) -> Mono.defer(() -> outer.retain() ? Mono.justOrEmpty(slot.arrived(outer))
                 : Mono.fromFuture(outer.released(), true).then(acquisition(slot, acquire))), invoke);
     }
@@ -107,8 +110,12 @@ final class ReactiveLocking {
         }), invoke);
     }
 
-    /** Acquires on a thread that may block, handing the lock to the slot on that thread, before Reactor sees it. */
-    private static Mono<HeldLock> acquisition(Slot slot, Callable<HeldLock> acquire) {
+    /**
+     * Acquires on a thread that may block, handing the lock to the slot on that thread, before Reactor sees it, so that
+     * the method's publisher is subscribed there (never on a node connection's thread). A cancel stops the acquisition
+     * at once, from the cancelling thread ({@link Slot#cancel()}), rather than once the waiting thread sees its interrupt.
+     */
+    private static Mono<HeldLock> acquisition(Slot slot, Supplier<CompletableFuture<HeldLock>> acquire) {
         return Mono.fromCallable(() -> slot.acquire(acquire)).subscribeOn(Schedulers.boundedElastic());
     }
 
@@ -165,7 +172,8 @@ final class ReactiveLocking {
      * One subscription's hold on its lock. State in one atomic field: empty while acquiring, then the lock,
      * then {@code ENDED}; or straight from empty to {@code ENDED} when the subscriber went away first.
      * Invariant: a lock that reached the slot is let go exactly once, by the first end signal (completion,
-     * error or cancel), or on arrival when the end came first.
+     * error or cancel), or on arrival when the end came first. An acquisition under way when the subscriber goes
+     * away is cancelled by whichever of the two comes second: the cancel, or the acquisition's start.
      */
     private static final class Slot {
 
@@ -173,17 +181,46 @@ final class ReactiveLocking {
 
         private final AtomicReference<Object> state = new AtomicReference<>();
 
-        /** Runs the acquisition; a failure after the subscriber went away (interrupted by the cancel) is nobody's. */
-        @Nullable HeldLock acquire(Callable<HeldLock> acquire) throws Exception {
+        /** The acquisition under way, once started. */
+        private volatile @Nullable CompletableFuture<HeldLock> acquisition;
+
+        /**
+         * Runs the acquisition and waits for it on this thread; a failure after the subscriber went away (the
+         * acquisition cancelled, or this thread interrupted, by the cancel) is nobody's.
+         */
+        @Nullable HeldLock acquire(Supplier<CompletableFuture<HeldLock>> acquire) throws Exception {
+            if (isEnded()) {
+                return null;
+            }
+            CompletableFuture<HeldLock> started = acquire.get();
+            this.acquisition = started;
+            if (isEnded()) {
+                started.cancel(false); // the cancel came before the acquisition was there to stop
+            }
             HeldLock held;
             try {
-                held = acquire.call();
+                held = started.get();
             }
-            catch (Exception ex) {
+            catch (InterruptedException ex) {
+                started.cancel(false); // stops the attempts; a lock granted meanwhile is let go by the acquisition
+                Thread.currentThread().interrupt();
+                if (isEnded()) {
+                    return null;
+                }
+                throw ex;
+            }
+            catch (CancellationException ex) {
+                return null; // cancelled by the subscriber's cancel: no one listens
+            }
+            catch (ExecutionException ex) {
                 if (isEnded()) {
                     return null; // no one listens: completing empty keeps Reactor from logging a dropped error
                 }
-                throw ex;
+                Throwable cause = ex.getCause();
+                if (cause instanceof Error error) {
+                    throw error;
+                }
+                throw (cause instanceof Exception exception) ? exception : ex;
             }
             return arrived(held);
         }
@@ -207,10 +244,14 @@ final class ReactiveLocking {
             return (previous instanceof HeldLock held) ? Mono.fromFuture(held::dropAsync) : Mono.empty();
         }
 
-        /** The subscriber cancelled before the lock was handed to the method. */
+        /** The subscriber cancelled before the lock was handed to the method: stops an acquisition under way at once. */
         void cancel() {
             if (this.state.getAndSet(ENDED) instanceof HeldLock held) {
                 held.dropAsync();
+            }
+            CompletableFuture<HeldLock> started = this.acquisition;
+            if (started != null) {
+                started.cancel(false);
             }
         }
 

@@ -3,7 +3,7 @@ package io.github.redlock.aop;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -116,14 +116,14 @@ public class RedlockedAspect implements Ordered {
         refuseWaitingForItself(locked, keys, heldKeys, outer);
         ReactiveLocking.Invocation proceed = (hold) -> this.holds.proceedHolding(heldKeys, hold, joinPoint::proceed);
         if (locked.result().reactive()) {
-            Callable<HeldLock> acquire = () -> this.locks.acquire(locked, keys);
+            Supplier<CompletableFuture<HeldLock>> acquire = () -> this.locks.acquireAsync(locked, keys);
             ReactiveLocking.Invocation invoke = locked.result().suspending()
                     ? coroutines().invocation(joinPoint, method, locked, heldKeys, outer, String.join(",", keys)) : proceed;
             // Re-entrant: the caller holds the key already. Each subscription becomes one more holder of that lock, so
             // that the result keeps it after the outer call returned.
             if (outer == null && locked.result().suspending() && coroutines().dispatchedElsewhere(joinPoint)) {
                 // No thread waits for the lock: the body's coroutine starts on its dispatcher once the lock arrived.
-                return ReactiveLocking.lockAsync(locked, () -> this.locks.acquireAsync(locked, keys), invoke);
+                return ReactiveLocking.lockAsync(locked, acquire, invoke);
             }
             return (outer != null) ? ReactiveLocking.reenter(locked, outer, acquire, invoke)
                     : ReactiveLocking.lock(locked, acquire, invoke);
