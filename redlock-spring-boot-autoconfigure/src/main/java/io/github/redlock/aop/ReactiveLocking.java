@@ -1,10 +1,15 @@
 package io.github.redlock.aop;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -36,6 +41,9 @@ import org.springframework.core.ReactiveAdapterRegistry;
  */
 final class ReactiveLocking {
 
+    /** How much longer than the wait time a thread waits for an acquisition's decision, at most. */
+    private static final Duration WAIT_MARGIN = Duration.ofMinutes(1);
+
     private ReactiveLocking() {
     }
 
@@ -66,7 +74,7 @@ final class ReactiveLocking {
      * @param invoke calls the method, as a holder of the lock, and returns its publisher
      */
     static Object lock(LockedMethod locked, Supplier<CompletableFuture<HeldLock>> acquire, Invocation invoke) {
-        return lock(locked, (slot) -> acquisition(slot, acquire), invoke);
+        return lock(locked, (slot) -> acquisition(locked, slot, acquire), invoke);
     }
 
     /**
@@ -79,7 +87,7 @@ final class ReactiveLocking {
      */
     static Object reenter(LockedMethod locked, HeldLock outer, Supplier<CompletableFuture<HeldLock>> acquire, Invocation invoke) {
         return lock(locked, (slot) -> Mono.defer(() -> outer.retain() ? Mono.justOrEmpty(slot.arrived(outer))
-                : Mono.fromFuture(outer.released(), true).then(acquisition(slot, acquire))), invoke);
+                : Mono.fromFuture(outer.released(), true).then(acquisition(locked, slot, acquire))), invoke);
     }
 
     /**
@@ -115,8 +123,10 @@ final class ReactiveLocking {
      * the method's publisher is subscribed there (never on a node connection's thread). A cancel stops the acquisition
      * at once, from the cancelling thread ({@link Slot#cancel()}), rather than once the waiting thread sees its interrupt.
      */
-    private static Mono<HeldLock> acquisition(Slot slot, Supplier<CompletableFuture<HeldLock>> acquire) {
-        return Mono.fromCallable(() -> slot.acquire(acquire)).subscribeOn(Schedulers.boundedElastic());
+    private static Mono<HeldLock> acquisition(LockedMethod locked, Slot slot, Supplier<CompletableFuture<HeldLock>> acquire) {
+        // The core decides within the wait time and its node timeouts; this bound only keeps a thread from waiting forever.
+        long boundNanos = locked.waitTime().plus(WAIT_MARGIN).toNanos();
+        return Mono.fromCallable(() -> slot.acquire(acquire, boundNanos)).subscribeOn(Schedulers.boundedElastic());
     }
 
     private static Object lock(LockedMethod locked, Function<Slot, Mono<HeldLock>> lockFor, Invocation invoke) {
@@ -185,32 +195,54 @@ final class ReactiveLocking {
         private volatile @Nullable CompletableFuture<HeldLock> acquisition;
 
         /**
-         * Runs the acquisition and waits for it on this thread; a failure after the subscriber went away (the
-         * acquisition cancelled, or this thread interrupted, by the cancel) is nobody's.
+         * Orders the start of the acquisition against a cancel: a cancel that ended the slot finds the acquisition
+         * started (and cancels it) or keeps it from starting, so that nothing is sent after the cancel returned. Held
+         * only while an acquisition is started, which sends its first commands without waiting.
          */
-        @Nullable HeldLock acquire(Supplier<CompletableFuture<HeldLock>> acquire) throws Exception {
-            if (isEnded()) {
-                return null;
+        private final ReentrantLock starting = new ReentrantLock();
+
+        /**
+         * Runs the acquisition and waits for it on this thread, at most {@code boundNanos}; a failure after the
+         * subscriber went away (the acquisition cancelled, or this thread interrupted, by the cancel) is nobody's.
+         */
+        @Nullable HeldLock acquire(Supplier<CompletableFuture<HeldLock>> acquire, long boundNanos) throws Exception {
+            CompletableFuture<HeldLock> started;
+            this.starting.lock();
+            try {
+                if (isEnded()) {
+                    return null; // cancelled before it started: nothing is sent
+                }
+                started = acquire.get();
+                this.acquisition = started;
             }
-            CompletableFuture<HeldLock> started = acquire.get();
-            this.acquisition = started;
-            if (isEnded()) {
-                started.cancel(false); // the cancel came before the acquisition was there to stop
+            finally {
+                this.starting.unlock();
             }
             HeldLock held;
             try {
-                held = started.get();
+                held = started.get(boundNanos, TimeUnit.NANOSECONDS);
             }
-            catch (InterruptedException ex) {
-                started.cancel(false); // stops the attempts; a lock granted meanwhile is let go by the acquisition
-                Thread.currentThread().interrupt();
+            catch (InterruptedException | TimeoutException ex) {
+                // Not the subscriber's cancel, which cancelled the acquisition first: stop it here, and take a lock
+                // granted before that as a blocking acquisition would (it is let go at once if the slot has ended).
+                HeldLock late = abandon(started);
+                if (ex instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                if (late != null) {
+                    return arrived(late);
+                }
                 if (isEnded()) {
                     return null;
                 }
-                throw ex;
+                throw (ex instanceof TimeoutException) ? new IllegalStateException("No decision on the lock within its wait time and "
+                        + "a minute more; the acquisition was stopped", ex) : ex;
             }
             catch (CancellationException ex) {
-                return null; // cancelled by the subscriber's cancel: no one listens
+                if (isEnded()) {
+                    return null; // cancelled by the subscriber's cancel: no one listens
+                }
+                throw ex;
             }
             catch (ExecutionException ex) {
                 if (isEnded()) {
@@ -223,6 +255,19 @@ final class ReactiveLocking {
                 throw (cause instanceof Exception exception) ? exception : ex;
             }
             return arrived(held);
+        }
+
+        /** Stops an acquisition given up on; returns the lock it granted first, if it did. */
+        private static @Nullable HeldLock abandon(CompletableFuture<HeldLock> started) {
+            if (started.cancel(false)) {
+                return null;
+            }
+            try {
+                return started.getNow(null);
+            }
+            catch (CancellationException | CompletionException ex) {
+                return null;
+            }
         }
 
         /** Takes the lock for the subscription, or lets it go at once when the subscription has ended. */
@@ -249,7 +294,14 @@ final class ReactiveLocking {
             if (this.state.getAndSet(ENDED) instanceof HeldLock held) {
                 held.dropAsync();
             }
-            CompletableFuture<HeldLock> started = this.acquisition;
+            CompletableFuture<HeldLock> started;
+            this.starting.lock(); // waits for an acquisition being started, which then is there to cancel
+            try {
+                started = this.acquisition;
+            }
+            finally {
+                this.starting.unlock();
+            }
             if (started != null) {
                 started.cancel(false);
             }
