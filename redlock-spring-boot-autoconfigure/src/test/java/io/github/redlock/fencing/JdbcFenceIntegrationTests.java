@@ -72,8 +72,8 @@ class JdbcFenceIntegrationTests {
             db.fence.advance("account:42", paused.fencingToken());
         }));
         assertThat(read.await(30, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(800); // the paused holder's lease runs out
-        RedlockLease next = this.second.get().acquire("account:42", Duration.ofSeconds(10), Duration.ZERO);
+        // The next holder waits until the paused holder\'s lease has run out on the nodes.
+        RedlockLease next = this.second.get().acquire("account:42", Duration.ofSeconds(10), Duration.ofSeconds(5));
         assertThat(next.fencingToken()).isGreaterThan(paused.fencingToken());
         db.transactions.executeWithoutResult((status) -> {
             db.jdbc.update("UPDATE balance_a SET amount = amount + 10, written_by = 'next holder' WHERE account_id = '42'");
@@ -107,8 +107,8 @@ class JdbcFenceIntegrationTests {
             db.jdbc.update("UPDATE balance_b SET amount = ?, written_by = 'paused holder' WHERE account_id = '42'", amount - 10);
         }));
         assertThat(read.await(30, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(800);
-        RedlockLease next = this.second.get().acquire("account:7", Duration.ofSeconds(10), Duration.ZERO);
+        // The next holder waits until the paused holder\'s lease has run out on the nodes.
+        RedlockLease next = this.second.get().acquire("account:7", Duration.ofSeconds(10), Duration.ofSeconds(5));
         db.transactions.executeWithoutResult((status) -> db.jdbc.update(
                 "UPDATE balance_b SET amount = amount + 10, written_by = 'next holder' WHERE account_id = '42'"));
         nextCommitted.countDown();

@@ -58,8 +58,8 @@ class RedisFenceIntegrationTests {
     @Test
     void aHolderThatPausedPastItsLeaseCannotOverwriteTheNextHoldersWrite() throws Exception {
         RedlockLease paused = this.first.get().acquire("account:42", Duration.ofMillis(500), Duration.ZERO);
-        Thread.sleep(800); // past its lease: the lock is free for the next holder
-        RedlockLease next = this.second.get().acquire("account:42", Duration.ofSeconds(10), Duration.ZERO);
+        // The next holder waits until the paused holder\'s lease has run out on the nodes.
+        RedlockLease next = this.second.get().acquire("account:42", Duration.ofSeconds(10), Duration.ofSeconds(5));
         assertThat(next.fencingToken()).isGreaterThan(paused.fencingToken());
         this.fence.set("balance:42", "100 (next holder)", next.fencingToken());
         this.fence.set("balance:42", "110 (next holder, again)", next.fencingToken()); // the same holder writes many times
@@ -81,8 +81,8 @@ class RedisFenceIntegrationTests {
     @Test
     void withoutTheFenceThePausedHoldersWriteLands() throws Exception {
         RedlockLease paused = this.first.get().acquire("account:7", Duration.ofMillis(500), Duration.ZERO);
-        Thread.sleep(800);
-        RedlockLease next = this.second.get().acquire("account:7", Duration.ofSeconds(10), Duration.ZERO);
+        // The next holder waits until the paused holder\'s lease has run out on the nodes.
+        RedlockLease next = this.second.get().acquire("account:7", Duration.ofSeconds(10), Duration.ofSeconds(5));
         this.storage.opsForValue().set("balance:7", "100 (next holder)");
         this.storage.opsForValue().set("balance:7", "90 (paused holder)"); // the hazard: nothing refuses it
         assertThat(this.storage.opsForValue().get("balance:7")).as("the stale write landed").isEqualTo("90 (paused holder)");
