@@ -155,4 +155,31 @@ public @interface Redlocked {
      */
     boolean interruptOnLoss() default false;
 
+    /**
+     * Whether the storage refuses this call's writes once a later holder of the lock wrote: the transaction the method
+     * runs in advances the fence of the lock's name (the evaluated key, without {@code redlock.key-prefix}; each key of
+     * a lock on several keys) to the lease's fencing token just before it commits, in that transaction, with the
+     * application's {@code io.github.redlock.fencing.JdbcFence}. If a later holder advanced the fence already (this
+     * call paused past its lease while another took the lock and committed), the commit fails with
+     * {@code io.github.redlock.fencing.StaleFencingTokenException} and the whole transaction rolls back; it fails the
+     * same way when the lease ran out before the commit while the lock was still this call's to hold. The method's own
+     * SQL stays as it is.
+     * <pre>{@code
+     * @Redlocked(key = "account:#{#id}", ttl = "10s", fenced = true)
+     * @Transactional
+     * public void deposit(String id, long cents) { … }
+     * }</pre>
+     * Needs {@code redlock.fencing=true} and a {@code JdbcFence} bean (the auto-configuration makes one for an
+     * application with one {@code DataSource}), an exclusive or write lock, and a method whose work is done when it
+     * returns (not a reactive, {@code CompletionStage} or Kotlin suspend result: their transactions are not the calling
+     * thread's); start-up fails clearly otherwise. The method must run in a Spring-managed transaction on that
+     * {@code DataSource}: its own {@code @Transactional}, or its caller's transaction (then the fence is advanced when
+     * the caller's transaction commits). A call in none fails before the lock is taken, as the check would protect
+     * nothing. Every new transaction the method begins on the calling thread is fenced alike; a read-only one writes
+     * nothing and is not. The aspect's order does not matter: the check runs inside the transaction whether the lock is
+     * taken around it (the default) or in it.
+     * @return whether the transaction the method runs in is fenced
+     */
+    boolean fenced() default false;
+
 }

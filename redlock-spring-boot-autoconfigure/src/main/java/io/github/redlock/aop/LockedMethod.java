@@ -32,9 +32,11 @@ import org.springframework.util.ClassUtils;
  * @param interruptOnLoss whether to interrupt the method's thread (cancel a suspend function's coroutine) when the lock is lost
  * @param adapter for a reactive result, the adapter between its type (a suspend function's: the Mono or Flux Spring's AOP
  * hands the advice) and a Reactive Streams publisher; else null
+ * @param fenced whether the transaction the method runs in advances the fence of its lock's names before it commits
  */
 record LockedMethod(String template, java.util.List<KeyTemplate> keys, Duration ttl, Duration waitTime, OnFailure onFailure, Result result,
-        String description, LockMode mode, @Nullable Duration maxHold, boolean interruptOnLoss, @Nullable ReactiveAdapter adapter) {
+        String description, LockMode mode, @Nullable Duration maxHold, boolean interruptOnLoss, @Nullable ReactiveAdapter adapter,
+        boolean fenced) {
 
     /** Whether the lease is watched for loss while the method runs (extension, or interruption). */
     boolean watchesLoss() {

@@ -87,7 +87,7 @@ final class LockedMethods {
                     + "so maxHold would have no effect.", "Add autoExtend = true, or remove maxHold.", null);
         }
         return new LockedMethod(template, keys, ttl, waitTime, annotation.onFailure(), result, description,
-                annotation.mode(), maxHold, annotation.interruptOnLoss(), result.adapterOf(specific));
+                annotation.mode(), maxHold, annotation.interruptOnLoss(), result.adapterOf(specific), annotation.fenced());
     }
 
     /**
@@ -109,6 +109,19 @@ final class LockedMethods {
                         + "a skipped call returns null.", "Make " + description + " return a nullable type (e.g. Int?) or "
                                 + "Unit, or use onFailure = OnFailure.THROW.", null);
             }
+        }
+        if (annotation.fenced() && annotation.mode() == LockMode.READ) {
+            throw new RedlockConfigurationException("@Redlocked(fenced = true, mode = READ) on " + description + ": readers share "
+                    + "the lock, so no fencing token orders them, and a read writes nothing to fence.", "Take the write lock "
+                            + "(mode = LockMode.WRITE) for the work that writes, or remove fenced.", null);
+        }
+        if (annotation.fenced() && !result.synchronous()) {
+            throw new RedlockConfigurationException("@Redlocked(fenced = true) on " + description + ", which returns "
+                    + (result.suspending() ? "from a suspend function" : method.getReturnType().getSimpleName()) + ": the fence "
+                    + "is advanced in the transaction of the calling thread as it commits, and this method's work commits "
+                    + "elsewhere, later.", "Make " + description + " synchronous with @Transactional, or advance the fence in "
+                            + "its own transaction by hand: JdbcFence.advance(name, lease.fencingToken()) (RedlockContext "
+                            + "gives the lease), or RedisFence for data kept in Redis.", null);
         }
         if (annotation.interruptOnLoss() && !result.synchronous() && result != LockedMethod.Result.SUSPEND) {
             throw new RedlockConfigurationException("@Redlocked(interruptOnLoss = true) on " + description + ", which returns "

@@ -37,8 +37,8 @@ import org.springframework.util.ReflectionUtils;
  * The aspect only routes a call: {@link LockedMethods} resolves each method's settings once, {@link KeyEvaluator}
  * evaluates the key, {@link ReentrantHolds} knows the locks this thread holds, {@link LockTaker} takes the
  * lock, {@link HeldLock} releases it when its last holder is done, {@link ReactiveLocking} locks around
- * reactive results, and {@link CoroutineLocking} makes the coroutine of a Kotlin suspend function the holder of
- * its lock.
+ * reactive results, {@link CoroutineLocking} makes the coroutine of a Kotlin suspend function the holder of
+ * its lock, and {@link FencedTransactions} checks the fence of a {@code fenced} method's transaction before it commits.
  * <p>
  * It is {@link Ordered}, by default at {@link #DEFAULT_ORDER}, so that it wraps a {@code @Transactional}
  * interceptor of the default order: the lock is taken before the transaction begins and released after it
@@ -64,6 +64,11 @@ public class RedlockedAspect implements Ordered {
 
     private final LockTaker locks;
 
+    private final BeanFactory beanFactory;
+
+    /** The guard of fenced methods, made at the first call of one; null until then. */
+    private volatile @Nullable FencedTransactions fences;
+
     private volatile int order = DEFAULT_ORDER;
 
     /**
@@ -74,6 +79,7 @@ public class RedlockedAspect implements Ordered {
      * method is first resolved
      */
     public RedlockedAspect(BeanFactory beanFactory, Environment environment, Supplier<RedlockedDefaults> defaults) {
+        this.beanFactory = beanFactory;
         this.keys = new KeyEvaluator(beanFactory);
         this.methods = new LockedMethods(environment, defaults);
         this.locks = new LockTaker(beanFactory.getBeanProvider(Redlock.class),
@@ -128,15 +134,50 @@ public class RedlockedAspect implements Ordered {
             return (outer != null) ? ReactiveLocking.reenter(locked, outer, acquire, invoke)
                     : ReactiveLocking.lock(locked, acquire, invoke);
         }
+        ReactiveLocking.Invocation body = proceed;
+        if (locked.fenced()) {
+            FencedTransactions fences = fences(locked);
+            boolean inActiveTransaction = fences.checkTransaction(locked, method, targetClass); // before the lock is taken
+            body = (hold) -> fences.proceed(locked, keys, hold.lease(), inActiveTransaction, () -> proceed.proceed(hold));
+        }
         if (outer != null && outer.retain()) {
-            return proceedAndLetGo(locked, outer, false, proceed); // re-entrant, as one more holder of the outer lock
+            return proceedAndLetGo(locked, outer, false, body); // re-entrant, as one more holder of the outer lock
         }
         // No outer lock, or it was let go meanwhile (a reactive outer call cancelled on another thread): lock anew.
         HeldLock hold = this.locks.acquire(locked, keys);
         if (hold == null) {
             return locked.skippedValue();
         }
-        return proceedAndLetGo(locked, hold, true, proceed);
+        return proceedAndLetGo(locked, hold, true, body);
+    }
+
+    /** The guard of fenced methods; made, and the {@code JdbcFence} looked up, at the first call of one. */
+    private FencedTransactions fences(LockedMethod locked) {
+        FencedTransactions fences = this.fences;
+        if (fences == null) {
+            fences = FencedTransactions.of(this.beanFactory, locked);
+            this.fences = fences;
+        }
+        return fences;
+    }
+
+    /** Resolves a method at start-up: its settings, and for a fenced one the fence it needs. */
+    private void validate(Method method, Class<?> targetClass) {
+        LockedMethod locked = this.methods.get(method, targetClass);
+        if (locked.fenced()) {
+            FencedTransactions.check(this.beanFactory, locked);
+        }
+    }
+
+    /**
+     * Returns a post-processor that lets the transactions that {@code @Redlocked(fenced = true)} methods begin check
+     * their fences: it adds a {@code TransactionExecutionListener} to every transaction manager that takes listeners
+     * (each {@code ConfigurableTransactionManager}, such as Spring's JDBC and JPA ones). The auto-configuration
+     * registers it when fencing is on.
+     * @return the post-processor
+     */
+    public static BeanPostProcessor fencedTransactionManagers() {
+        return FencedTransactions.listenerRegistrar();
     }
 
     /** Locks around suspend functions: there whenever one was resolved ({@link LockedMethod.Result#of(Method)} refuses it otherwise). */
@@ -180,7 +221,7 @@ public class RedlockedAspect implements Ordered {
                 if (AnnotationUtils.isCandidateClass(type, Redlocked.class)) {
                     // Not the methods a compiler made, never called through the proxy (a bridge, or the static
                     // copy of the body of a Kotlin suspend function, which carries its annotations).
-                    ReflectionUtils.doWithMethods(type, (method) -> aspect.getObject().methods.get(method, type),
+                    ReflectionUtils.doWithMethods(type, (method) -> aspect.getObject().validate(method, type),
                             (method) -> !method.isSynthetic() && AnnotatedElementUtils.hasAnnotation(method, Redlocked.class));
                 }
                 return bean;

@@ -171,6 +171,13 @@ public final class RedlockAutoConfiguration {
         return RedlockedAspect.validator(aspect);
     }
 
+    /** Lets the transactions of {@code @Redlocked(fenced = true)} methods check their fences, whichever the aspect's order. */
+    @Bean
+    @ConditionalOnBooleanProperty("redlock.fencing")
+    static BeanPostProcessor redlockFencedTransactionManagers() {
+        return RedlockedAspect.fencedTransactionManagers();
+    }
+
     private static void warnAboutNodeCount(int count) {
         if (count < 3) {
             logger.warn("redlock.nodes lists " + count + " node(s): with fewer than 3 independent masters, losing one "

@@ -34,6 +34,8 @@ public final class JdbcFence {
 
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
+    private final DataSource dataSource;
+
     private final JdbcTemplate jdbc;
 
     private final String table;
@@ -55,6 +57,7 @@ public final class JdbcFence {
         Assert.notNull(dataSource, "dataSource must not be null");
         Assert.isTrue(table != null && TABLE_NAME.matcher(table).matches(), () -> "table must be a plain SQL name (letters, digits, "
                 + "underscores, optionally schema.table), was '" + table + "'");
+        this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
         this.table = table;
         this.update = "UPDATE " + table + " SET token = ? WHERE resource = ? AND token <= ?";
@@ -126,6 +129,15 @@ public final class JdbcFence {
     public long fence(String resource) {
         List<Long> fences = this.jdbc.queryForList("SELECT token FROM " + this.table + " WHERE resource = ?", Long.class, resource);
         return fences.isEmpty() ? 0 : fences.get(0);
+    }
+
+    /**
+     * Returns the database that holds the fences: {@link #advance} joins the transaction of this {@code DataSource} that
+     * the calling thread runs in.
+     * @return the data source
+     */
+    public DataSource getDataSource() {
+        return this.dataSource;
     }
 
     private static String product(DataSource dataSource) {
