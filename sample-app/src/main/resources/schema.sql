@@ -1,7 +1,6 @@
--- The ledger's accounts (package io.github.redlock.sample.ledger). fence is the fencing token of the last
--- write accepted: a write is applied only with a larger one (UPDATE ... WHERE fence < ?).
+-- The ledger's accounts (package io.github.redlock.sample.ledger). Their fences are the starter's own table,
+-- redlock_fence, which it creates in an embedded database: Ledger.change is @Redlocked(fenced = true).
 CREATE TABLE IF NOT EXISTS balance (
     account_id VARCHAR(64) PRIMARY KEY,
-    amount     BIGINT      NOT NULL,
-    fence      BIGINT      NOT NULL DEFAULT 0
+    amount     BIGINT      NOT NULL
 );

@@ -9,8 +9,8 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * each happen once at a time across all instances: paying an order, replacing the price list (while
  * reads share it), the nightly settlement, and a long catalog rebuild. Each is a {@code @Redlocked} method.
  * The outbox relay runs on the elected leader only, and another instance takes over when the leader ends.
- * A ledger of account balances in a database (H2) shows fencing: each write carries its lease's fencing
- * token, and the database refuses a holder whose token is stale.
+ * A ledger of account balances in a database (H2) shows fencing: its changes are {@code @Redlocked(fenced = true)},
+ * and the database refuses the commit of a holder whose token is stale.
  * Run it with local nodes: {@code ./mvnw -pl sample-app -am spring-boot:test-run}.
  */
 @SpringBootApplication

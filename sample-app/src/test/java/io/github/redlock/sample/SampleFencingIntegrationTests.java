@@ -11,7 +11,8 @@ import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
 import io.github.redlock.sample.ledger.Balance;
-import io.github.redlock.sample.ledger.Balances;
+import io.github.redlock.fencing.JdbcFence;
+import io.github.redlock.fencing.StaleFencingTokenException;
 import io.github.redlock.sample.ledger.Ledger;
 import io.github.redlock.test.RedisNodesExtension;
 import org.junit.jupiter.api.Test;
@@ -23,15 +24,18 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The ledger's fencing, on five real local nodes and a real (H2) database. The hazard: a holder that pauses
  * between its read and its write, past the end of its lease, while another holder takes the lock and writes,
  * would write a balance computed from a stale read over the other's. The lock cannot prevent it; the database,
- * checking the fencing token, refuses the stale write.
+ * advancing the account's fence in the fenced transaction ({@code @Redlocked(fenced = true)}), refuses its commit.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext // its nodes stop with the class: close the context with them rather than keep it cached
@@ -54,7 +58,10 @@ class SampleFencingIntegrationTests {
     private Ledger ledger;
 
     @Autowired
-    private Balances balances;
+    private JdbcFence fence;
+
+    @Autowired
+    private PlatformTransactionManager transactionManager;
 
     @Test
     void theDatabaseRefusesTheWriteOfAHolderThatPausedPastItsLease() throws Exception {
@@ -92,12 +99,14 @@ class SampleFencingIntegrationTests {
     }
 
     @Test
-    void theDatabaseRefusesAWriteWhoseTokenIsNotAboveTheFence() {
-        this.balances.open("fenced", 100);
-        assertThat(this.balances.writeIfNewer("fenced", 200, 7)).isTrue();
-        assertThat(this.balances.writeIfNewer("fenced", 300, 7)).as("the same token again").isFalse();
-        assertThat(this.balances.writeIfNewer("fenced", 400, 6)).as("a smaller token").isFalse();
-        assertThat(this.balances.find("fenced")).contains(new Balance("fenced", 200, 7));
+    void theFenceRefusesATokenBelowIt() {
+        TransactionTemplate transactions = new TransactionTemplate(this.transactionManager);
+        transactions.executeWithoutResult((status) -> this.fence.advance("account:fenced", 7));
+        transactions.executeWithoutResult((status) -> this.fence.advance("account:fenced", 7)); // the same holder again
+        assertThatExceptionOfType(StaleFencingTokenException.class)
+                .isThrownBy(() -> transactions.executeWithoutResult((status) -> this.fence.advance("account:fenced", 6)))
+                .withMessageContaining("'account:fenced'");
+        assertThat(this.fence.fence("account:fenced")).isEqualTo(7);
     }
 
     @Test

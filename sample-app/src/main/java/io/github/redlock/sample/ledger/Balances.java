@@ -6,10 +6,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
 /**
- * The {@code balance} table (see {@code schema.sql}). Its one update is where fencing happens: the database
- * applies a write only if the writer's fencing token is larger than that of the last write it accepted, in the
- * statement that writes ({@code UPDATE ... WHERE account_id = ? AND fence < ?}), so the check and the write
- * cannot be separated by a pause either. Each accepted write stores its token as the account's new fence.
+ * The {@code balance} table (see {@code schema.sql}): plain SQL, with no fencing in it. The fence of each account is the
+ * starter's, in its {@code redlock_fence} table: {@link Ledger#change} is {@code @Redlocked(fenced = true)}, so its
+ * transaction advances the fence of {@code account:<id>} to its lease's token before it commits, or rolls back.
  */
 @Repository
 public class Balances {
@@ -21,45 +20,38 @@ public class Balances {
     }
 
     /**
-     * Opens an account, with no fenced write yet (fence 0).
+     * Opens an account.
      * @param accountId the account
      * @param amountCents its first balance
-     * @return the new row
      * @throws org.springframework.dao.DuplicateKeyException if the account exists already
      */
-    public Balance open(String accountId, long amountCents) {
-        this.jdbc.sql("INSERT INTO balance (account_id, amount, fence) VALUES (?, ?, 0)")
+    public void open(String accountId, long amountCents) {
+        this.jdbc.sql("INSERT INTO balance (account_id, amount) VALUES (?, ?)")
                 .params(accountId, amountCents)
                 .update();
-        return new Balance(accountId, amountCents, 0);
     }
 
     /**
-     * Reads an account's balance and fence.
+     * Reads an account's balance.
      * @param accountId the account
-     * @return the row, or empty if there is no such account
+     * @return the balance in cents, or empty if there is no such account
      */
-    public Optional<Balance> find(String accountId) {
-        return this.jdbc.sql("SELECT account_id, amount, fence FROM balance WHERE account_id = ?")
+    public Optional<Long> amount(String accountId) {
+        return this.jdbc.sql("SELECT amount FROM balance WHERE account_id = ?")
                 .param(accountId)
-                .query(Balance.class)
+                .query(Long.class)
                 .optional();
     }
 
     /**
-     * Writes a new balance if {@code fencingToken} is larger than the fence of the last accepted write, and
-     * makes it the new fence.
+     * Writes an account's balance.
      * @param accountId the account
      * @param amountCents the new balance
-     * @param fencingToken the writer's fencing token
-     * @return {@code true} if the database applied the write; {@code false} if it refused it, because a write
-     * with a token at least as large was accepted before (or there is no such account)
      */
-    public boolean writeIfNewer(String accountId, long amountCents, long fencingToken) {
-        int updated = this.jdbc.sql("UPDATE balance SET amount = ?, fence = ? WHERE account_id = ? AND fence < ?")
-                .params(amountCents, fencingToken, accountId, fencingToken)
+    public void write(String accountId, long amountCents) {
+        this.jdbc.sql("UPDATE balance SET amount = ? WHERE account_id = ?")
+                .params(amountCents, accountId)
                 .update();
-        return updated == 1;
     }
 
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redlock.annotation.RedlockContext;
 import io.github.redlock.core.RedlockLease;
+import io.github.redlock.fencing.StaleFencingTokenException;
 import io.github.redlock.sample.ledger.Balance;
 import io.github.redlock.sample.ledger.Ledger;
 
@@ -22,10 +23,10 @@ import org.springframework.stereotype.Component;
  * <ol>
  * <li>holder A takes the account's lock (ttl 300 ms, not extended), reads the balance, and pauses before
  * writing, as a long GC pause would;</li>
- * <li>holder B asks for the same lock, gets it once A's lease has expired, and writes a deposit with its token,
- * which is larger: the database accepts it;</li>
- * <li>A wakes and writes the balance it computed from its stale read, with its stale token: the database
- * refuses it, so B's deposit is not lost.</li>
+ * <li>holder B asks for the same lock, gets it once A's lease has expired, and deposits: its transaction advances
+ * the account's fence to its token, which is larger, and commits;</li>
+ * <li>A wakes and writes the balance it computed from its stale read: its fenced transaction's commit is refused
+ * ({@code StaleFencingTokenException}) and rolled back, so B's deposit is not lost.</li>
  * </ol>
  * The steps are ordered by the lock and by latches, not by timing: A pauses until B has written, and B can only
  * take the lock once A's lease has expired. Every wait is bounded ({@value #STEP_TIMEOUT_SECONDS} s per step,
@@ -69,15 +70,26 @@ public class FencingDemo {
         AtomicReference<Pause> pause = new AtomicReference<>();
         ExecutorService holderA = Executors.newSingleThreadExecutor((task) -> new Thread(task, "fencing-demo-holder-a"));
         try {
-            CompletableFuture<Ledger.Write> a = CompletableFuture.supplyAsync(() -> this.ledger.change(account, (read) -> {
-                RedlockLease lease = RedlockContext.currentLease().orElseThrow();
-                long leaseLeftMillis = lease.remainingValidity().toMillis();
-                long start = System.nanoTime();
-                aHoldsTheLock.complete(null);
-                pauseUntil(bWrote); // a long GC pause: A's lease expires meanwhile, and B takes the lock and writes
-                pause.set(new Pause(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), leaseLeftMillis, lease.isValid()));
-                return read + A_DEPOSIT_CENTS;
-            }), holderA);
+            // A's change as it computed it; its commit is refused, so change() throws instead of returning it.
+            AtomicReference<Ledger.Write> aChange = new AtomicReference<>();
+            CompletableFuture<Ledger.Write> a = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return this.ledger.change(account, (read) -> {
+                        RedlockLease lease = RedlockContext.currentLease().orElseThrow();
+                        long leaseLeftMillis = lease.remainingValidity().toMillis();
+                        long start = System.nanoTime();
+                        aHoldsTheLock.complete(null);
+                        pauseUntil(bWrote); // a long GC pause: A's lease expires meanwhile, and B takes the lock and writes
+                        pause.set(new Pause(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), leaseLeftMillis,
+                                lease.isValid()));
+                        aChange.set(new Ledger.Write(lease.fencingToken(), read, read + A_DEPOSIT_CENTS, false));
+                        return read + A_DEPOSIT_CENTS;
+                    });
+                }
+                catch (StaleFencingTokenException ex) {
+                    return aChange.get(); // refused at its commit, and rolled back
+                }
+            }, holderA);
             await(CompletableFuture.anyOf(aHoldsTheLock, a), "holder A to take the lock and read the balance");
             Ledger.Write b;
             try {
@@ -126,9 +138,10 @@ public class FencingDemo {
 
     private static String outcome(Ledger.Write a, Ledger.Write b, Balance balance) {
         if (b.accepted() && !a.accepted()) {
-            return "B's write with token " + b.token() + " was accepted; A woke after its lease had expired and its write "
-                    + "with the stale token " + a.token() + " was refused, so B's deposit is kept (without the fence, A "
-                    + "would have written " + a.wrote() + " over " + b.wrote() + ")";
+            return "B's change with token " + b.token() + " was committed; A woke after its lease had expired, and the "
+                    + "commit of its change with the stale token " + a.token() + " was refused (StaleFencingTokenException) "
+                    + "and rolled back, so B's deposit is kept (without the fence, A would have written " + a.wrote()
+                    + " over " + b.wrote() + ")";
         }
         return "Unexpected: A's write (token " + a.token() + ") was " + (a.accepted() ? "accepted" : "refused") + ", B's (token "
                 + b.token() + ") was " + (b.accepted() ? "accepted" : "refused") + "; the balance is " + balance.amount()
