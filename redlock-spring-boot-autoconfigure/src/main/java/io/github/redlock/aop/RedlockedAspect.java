@@ -169,17 +169,6 @@ public class RedlockedAspect implements Ordered {
         }
     }
 
-    /**
-     * Returns a post-processor that lets the transactions that {@code @Redlocked(fenced = true)} methods begin check
-     * their fences: it adds a {@code TransactionExecutionListener} to every transaction manager that takes listeners
-     * (each {@code ConfigurableTransactionManager}, such as Spring's JDBC and JPA ones). The auto-configuration
-     * registers it when fencing is on.
-     * @return the post-processor
-     */
-    public static BeanPostProcessor fencedTransactionManagers() {
-        return FencedTransactions.listenerRegistrar();
-    }
-
     /** Locks around suspend functions: there whenever one was resolved ({@link LockedMethod.Result#of(Method)} refuses it otherwise). */
     private CoroutineLocking coroutines() {
         return Objects.requireNonNull(this.coroutines, "Kotlin coroutines are present when a suspend function is locked");

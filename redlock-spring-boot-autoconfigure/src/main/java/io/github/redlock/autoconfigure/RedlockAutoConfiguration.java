@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redlock.aop.RedlockedAspect;
+import io.github.redlock.fencing.internal.TransactionGuards;
 import io.github.redlock.aop.RedlockedDefaults;
 import io.github.redlock.connection.RedlockConnectionFactories;
 import io.github.redlock.core.NodeConnector;
@@ -175,7 +176,7 @@ public final class RedlockAutoConfiguration {
     @Bean
     @ConditionalOnBooleanProperty("redlock.fencing")
     static BeanPostProcessor redlockFencedTransactionManagers() {
-        return RedlockedAspect.fencedTransactionManagers();
+        return TransactionGuards.registrar();
     }
 
     private static void warnAboutNodeCount(int count) {
