@@ -60,6 +60,11 @@ public class RedlockProperties {
     private @Nullable Boolean fencing;
 
     /**
+     * Whether, with fencing on, requests of the RestClient and WebClient that Spring Boot's builders make carry the current lease's fencing token as the Redlock-Fencing-Token header, for downstream services that check it.
+     */
+    private boolean fencingHeader = true;
+
+    /**
      * Time after which a node that has not answered counts as a "no"; keep it small compared to the ttl.
      */
     private @Nullable Duration nodeTimeout;
@@ -185,6 +190,14 @@ public class RedlockProperties {
 
     public void setFencing(@Nullable Boolean fencing) {
         this.fencing = fencing;
+    }
+
+    public boolean isFencingHeader() {
+        return this.fencingHeader;
+    }
+
+    public void setFencingHeader(boolean fencingHeader) {
+        this.fencingHeader = fencingHeader;
     }
 
     public @Nullable RestartQuarantine getRestartQuarantine() {
