@@ -711,7 +711,8 @@ public final class Redlock implements AutoCloseable {
             }
         }
         if (this.observations != null) {
-            return this.observations.acquire(lock.type(), lock.key(), ttlMillis, () -> acquire(lock, ttlMillis, waitNanos));
+            return this.observations.acquire(lock.type(), lock.key(), ttlMillis, () -> acquire(lock, ttlMillis, waitNanos),
+                    (attempt) -> holderOf(lock, attempt));
         }
         return acquire(lock, ttlMillis, waitNanos);
     }

@@ -109,6 +109,21 @@ class RedlockObservationRegistryIntegrationTests {
                 .containsEntry(redis.node(1).hostAndPort(), "denied").containsEntry(redis.node(2).hostAndPort(), "denied");
         assertThat(refused.getError()).as("not acquiring is an outcome, not an error").isNull();
         assertThat(refused.getFencingToken()).isZero();
+        assertThat(refused.getHolder()).as("another client's token names no instance").isEqualTo("unknown");
+        assertThat(refused.getHighCardinalityKeyValue("redlock.holder").getValue()).isEqualTo("unknown");
+    }
+
+    @Test
+    void aRefusedAcquisitionNamesTheInstanceThatHoldsTheLock() {
+        try (Redlock billing = TestSupport.patientBuilder().nodes(redis.uris()).instanceId("billing@host-1:42").build();
+                RedlockLease held = billing.acquire("invoice:7", Duration.ofSeconds(30), Duration.ZERO)) {
+            assertThat(this.redlock.get().tryAcquire("invoice:7", Duration.ofSeconds(5))).isEmpty();
+            RedlockObservationContext refused = awaitStopped(Operation.ACQUIRE);
+            assertThat(refused.getOutcome()).isEqualTo("failed");
+            assertThat(refused.getHolder()).isEqualTo("billing@host-1:42");
+            assertThat(refused.getHighCardinalityKeyValue("redlock.holder").getValue()).isEqualTo("billing@host-1:42");
+            assertThat(held.isValid()).isTrue();
+        }
     }
 
     @Test

@@ -55,6 +55,10 @@ public class DefaultRedlockObservationConvention implements RedlockObservationCo
         if (context.getOperation() == RedlockObservationContext.Operation.EXTEND) {
             values = values.and(HighCardinalityKeyNames.AUTOMATIC.withValue(Boolean.toString(context.isAutomatic())));
         }
+        String holder = context.getHolder();
+        if (holder != null) {
+            values = values.and(HighCardinalityKeyNames.HOLDER.withValue(holder));
+        }
         if (context.getFencingToken() != 0) {
             values = values.and(HighCardinalityKeyNames.FENCING_TOKEN.withValue(Long.toString(context.getFencingToken())));
         }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The context of an observation of one lock operation: an acquisition (retries and waiting included), a
@@ -38,6 +39,8 @@ public class RedlockObservationContext extends Observation.Context {
     private volatile int attempts;
 
     private volatile long fencingToken;
+
+    private volatile @Nullable String holder;
 
     /**
      * Creates the context of an operation about to start.
@@ -201,6 +204,23 @@ public class RedlockObservationContext extends Observation.Context {
      */
     public void setFencingToken(long fencingToken) {
         this.fencingToken = fencingToken;
+    }
+
+    /**
+     * Returns who holds the lock a failed acquisition found taken: the instance id in the token a quorum of nodes refused
+     * it for ({@code unknown} for another client's token), read again from the nodes once the acquisition failed.
+     * @return the holder, or null when the acquisition did not fail, or the refusals named no single holder
+     */
+    public @Nullable String getHolder() {
+        return this.holder;
+    }
+
+    /**
+     * Sets who holds the lock a failed acquisition found taken.
+     * @param holder the holder, or null
+     */
+    public void setHolder(@Nullable String holder) {
+        this.holder = holder;
     }
 
     /** A lock operation that is observed. */

@@ -123,6 +123,14 @@ public enum RedlockObservationDocumentation implements ObservationDocumentation 
             }
         },
 
+        /** Who holds the lock a failed acquisition found taken (its instance id, or {@code unknown}), where one holder was named. */
+        HOLDER {
+            @Override
+            public String asString() {
+                return "redlock.holder";
+            }
+        },
+
         /** Whether the lease's automatic extension sent an extension (extensions only). */
         AUTOMATIC {
             @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redlock.core.RedlockLease;
@@ -63,7 +64,8 @@ public final class LockObservations {
      * Observes an acquisition: starts here, then starts it, and stops when it is decided (a lease, a failure
      * after the wait, a cancellation or an error).
      */
-    public CompletableFuture<Attempt> acquire(LockType type, String key, long ttlMillis, Supplier<CompletableFuture<Attempt>> acquisition) {
+    public CompletableFuture<Attempt> acquire(LockType type, String key, long ttlMillis, Supplier<CompletableFuture<Attempt>> acquisition,
+            Function<Attempt, CompletableFuture<@Nullable String>> holderOf) {
         Started started = start(Operation.ACQUIRE, type, key, ttlMillis, false);
         CompletableFuture<Attempt> attempt;
         try {
@@ -74,9 +76,31 @@ public final class LockObservations {
             throw ex;
         }
         if (started != null) {
-            attempt.whenComplete((done, failure) -> stop(started, (context) -> acquired(context, done, failure), failure(failure)));
+            attempt.whenComplete((done, failure) -> {
+                if (failure == null && done.lease() == null && done.call() != null) {
+                    // Refused: the observation ends once the holder was read again (never failing, bounded by the call's
+                    // bound), so that it names who holds the lock; the caller has its answer already.
+                    holderOf(holderOf, done).thenAccept((holder) -> stop(started, (context) -> {
+                        acquired(context, done, null);
+                        context.setHolder(holder);
+                    }, null));
+                }
+                else {
+                    stop(started, (context) -> acquired(context, done, failure), failure(failure));
+                }
+            });
         }
         return attempt;
+    }
+
+    private static CompletableFuture<@Nullable String> holderOf(Function<Attempt, CompletableFuture<@Nullable String>> holderOf,
+            Attempt attempt) {
+        try {
+            return holderOf.apply(attempt).exceptionally((failure) -> null);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.completedFuture(null);
+        }
     }
 
     /**
@@ -175,7 +199,7 @@ public final class LockObservations {
         }
     }
 
-    private static void acquired(RedlockObservationContext context, Attempt attempt, Throwable failure) {
+    private static void acquired(RedlockObservationContext context, Attempt attempt, @Nullable Throwable failure) {
         if (failure != null) {
             context.setOutcome(outcome(failure));
             return;
