@@ -31,6 +31,10 @@ public final class FollowUps implements LeaseOperations {
      */
     static final String NO_REPAIRS_PROPERTY = "redlock.internal.no-lease-repairs";
 
+    private static final byte[] WRITER = { 'w' };
+
+    private static final byte[] READER = { 'r' };
+
     private static final System.Logger logger = System.getLogger(FollowUps.class.getName());
 
     private final NodeSet nodes;
@@ -258,13 +262,14 @@ public final class FollowUps implements LeaseOperations {
      * restarted since it held the token: its {@code run_id} changed, and it votes again (its restart quarantine is
      * over, so no lease can depend on what the node lost; this one stood on the other nodes meanwhile). Never on a node
      * that did not restart (a revoke or an expiry there is real), nor on a cluster node (its {@code run_id} is not one
-     * server's), nor once a release started; only an exclusive lease, on one key or several, whose keys are all free
-     * there ({@code repair.lua}: another holder's key is never replaced). The keys live for the lease's remaining
+     * server's), nor once a release started; an exclusive lease, on one key or several, only where its keys are all free
+     * ({@code repair.lua}), a write lease only where no writer and no live reader is, a read lease only where no writer is
+     * ({@code repair-rw.lua}): another holder's key is never replaced. The keys live for the lease's remaining
      * validity, counted from before the repair is sent, and from its reply on the node counts toward the lease's
      * validity again, as after an acquisition.
      */
     private void repair(LeaseHandle lease, QuorumCall extension) {
-        if (!this.repairs || lease.ended() || (lease.type() != LockType.EXCLUSIVE && lease.type() != LockType.MULTI)) {
+        if (!this.repairs || lease.ended()) {
             return;
         }
         long ttlMillis = TimeUnit.NANOSECONDS.toMillis(lease.validLeft(System.nanoTime()));
@@ -287,13 +292,18 @@ public final class FollowUps implements LeaseOperations {
         if (!any) {
             return;
         }
-        byte[][] keys = lease.keys().extend();
-        byte[][] args = { lease.tokenBytes(), Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII) };
+        byte[] ttl = Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII);
+        boolean readWrite = lease.type() == LockType.READ || lease.type() == LockType.WRITE;
+        LuaScript script = readWrite ? LuaScript.REPAIR_RW : LuaScript.REPAIR;
+        // A read or write lease: the writer key and the readers (the first two of its keys), and which of them it is.
+        byte[][] keys = readWrite ? java.util.Arrays.copyOf(lease.keys().acquire(), 2) : lease.keys().extend();
+        byte[][] args = readWrite ? new byte[][] { lease.tokenBytes(), ttl, (lease.type() == LockType.WRITE) ? WRITER : READER }
+                : new byte[][] { lease.tokenBytes(), ttl };
         this.work.track(this.nodes.inProgramOrder(() -> {
             QuorumCall call = this.nodes.newCall("repair");
             for (int i = 0; i < this.nodes.size(); i++) {
                 if (restarted[i] != null) {
-                    this.nodes.node(i).acquire(LuaScript.REPAIR, keys, args, call, i); // refused unsent if it stopped voting
+                    this.nodes.node(i).acquire(script, keys, args, call, i); // refused unsent if it stopped voting
                 }
                 else {
                     call.record(i, NodeReply.NOT_SENT);

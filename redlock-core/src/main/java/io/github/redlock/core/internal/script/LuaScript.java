@@ -54,6 +54,9 @@ public final class LuaScript {
      */
     public static final LuaScript REPAIR = load("repair.lua");
 
+    /** The re-write of a read or write lease, as {@link #REPAIR} of an exclusive one: where the lock lets it. */
+    public static final LuaScript REPAIR_RW = load("repair-rw.lua");
+
     /**
      * An exclusive lock's release that hands the key to the next holder of this JVM in the same step, where it
      * still holds the releasing token (see {@code LockEngine#handOver}).

@@ -1,0 +1,96 @@
+package io.github.redlock.core;
+
+import java.time.Duration;
+
+import io.github.redlock.test.RedisNodesExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static io.github.redlock.core.TestSupport.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Read and write leases through rolling restarts, on three real nodes (quorum 2): a write lease and a read lease,
+ * extended automatically, while two of the three nodes restart empty one after another. Without repairs each restarted
+ * node drops out of both leases for good, and the second restart leaves them on one node: both are lost. With them, the
+ * next extension writes the writer's key and the reader's entry back on each restarted node once it votes again, and a
+ * second client gets neither the write lock nor, while the reader holds, a write lock of the read one.
+ */
+class RedlockReadWriteLeaseRepairIntegrationTests {
+
+    private static final Duration MAX_TTL = Duration.ofSeconds(2);
+
+    private static final String NO_REPAIRS = "redlock.internal.no-lease-repairs";
+
+    @RegisterExtension
+    static final RedisNodesExtension redis = RedisNodesExtension.of(3);
+
+    private NodeInspector nodes;
+
+    @BeforeEach
+    void setUp() {
+        this.nodes = new NodeInspector(redis.uris());
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.nodes.close();
+        System.clearProperty(NO_REPAIRS);
+    }
+
+    @Test
+    void aWriteLeaseAndAReadLeaseKeepTheirLocksWhileTwoOfThreeNodesRestartEmptyOneAfterAnother() {
+        try (Redlock first = builder().build(); Redlock second = builder().build()) {
+            awaitTrue(Duration.ofSeconds(30), () -> first.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP));
+            RedlockLease writer = first.acquireWrite("report", MAX_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(10));
+            RedlockLease reader = first.acquireRead("prices", MAX_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(10));
+            for (int i = 0; i < 2; i++) {
+                restartAndAwaitVoting(first, i);
+                int node = i;
+                awaitTrue(Duration.ofSeconds(10), () -> writer.token().equals(this.nodes.get(node, "redlock:report\u00FFwriter")));
+                awaitTrue(Duration.ofSeconds(10), () -> this.nodes.members(node, "redlock:prices\u00FFreaders").contains(reader.token()));
+                assertThat(writer.lost()).as("the write lease after the restart of node %d", i).isNotDone();
+                assertThat(reader.lost()).as("the read lease after the restart of node %d", i).isNotDone();
+            }
+            assertThat(second.tryAcquireWrite("report", MAX_TTL)).as("a second writer of the written lock").isEmpty();
+            assertThat(second.tryAcquireRead("report", MAX_TTL)).as("a reader of the written lock").isEmpty();
+            assertThat(second.tryAcquireWrite("prices", MAX_TTL)).as("a writer of the read lock").isEmpty();
+            assertThat(writer.isValid()).isTrue();
+            assertThat(reader.isValid()).isTrue();
+            assertThat(writer.release()).isTrue();
+            assertThat(reader.release()).isTrue();
+        }
+    }
+
+    @Test
+    void withoutRepairsBothLeasesAreLostAtTheSecondRestart() {
+        System.setProperty(NO_REPAIRS, "true");
+        try (Redlock first = builder().build()) {
+            System.clearProperty(NO_REPAIRS);
+            awaitTrue(Duration.ofSeconds(30), () -> first.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP));
+            RedlockLease writer = first.acquireWrite("report", MAX_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(10));
+            RedlockLease reader = first.acquireRead("prices", MAX_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(10));
+            restartAndAwaitVoting(first, 0);
+            assertThat(writer.lost()).as("after one restart the leases stand on the other two").isNotDone();
+            assertThat(reader.lost()).isNotDone();
+            redis.node(1).restart();
+            awaitTrue(Duration.ofSeconds(10), () -> writer.lost().isDone() && reader.lost().isDone());
+            assertThat(this.nodes.get(0, "redlock:report\u00FFwriter")).as("the writer's key on the first restarted node").isNull();
+        }
+    }
+
+    /** Restarts the node empty, then waits until the client counts it again (its quarantine is over). */
+    private static void restartAndAwaitVoting(Redlock client, int node) {
+        redis.node(node).restart();
+        String name = redis.node(node).hostAndPort();
+        awaitTrue(Duration.ofSeconds(10), () -> client.nodeStatuses().get(name).state() == NodeStatus.State.QUARANTINED);
+        awaitTrue(Duration.ofSeconds(30), () -> client.nodeStatuses().get(name).state() == NodeStatus.State.UP);
+    }
+
+    private static Redlock.Builder builder() {
+        return TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(MAX_TTL).restartQuarantine(RestartQuarantine.AUTO);
+    }
+
+}
