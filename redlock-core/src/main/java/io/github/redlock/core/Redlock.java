@@ -555,28 +555,32 @@ public final class Redlock implements AutoCloseable {
         long now = System.nanoTime();
         for (RedisNodeClient node : this.nodes) {
             NodeVote.State vote = node.vote().current();
-            NodeStatus status;
+            NodeStatus.State state = NodeStatus.State.DOWN;
+            Duration quarantinedFor = Duration.ZERO;
+            String reason;
             if (!node.isConnected() || !vote.checked()) {
-                status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO,
-                        node.isConnected() ? vote.reason() : node.notConnectedReason(), node.servers());
+                reason = node.isConnected() ? vote.reason() : node.notConnectedReason();
             }
             else if (vote.fromNanos() - now > 0) {
                 long left = vote.fromNanos() - now;
+                state = NodeStatus.State.QUARANTINED;
                 // Not an independent master: until a new connection shows otherwise, so "forever".
-                status = new NodeStatus(NodeStatus.State.QUARANTINED, (left > TimeUnit.DAYS.toNanos(365))
-                        ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left), vote.reason(), node.servers());
+                quarantinedFor = (left > TimeUnit.DAYS.toNanos(365)) ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left);
+                reason = vote.reason();
             }
             else if (!node.vote().recordedNow()) {
                 // Its restart record could not be confirmed lately: counts as "no" until a refresh confirms it.
-                status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO, node.vote().unrecorded(), node.servers());
+                reason = node.vote().unrecorded();
             }
             else if (node.unconfirmed() != null) {
                 // A Sentinel node whose master no majority of its sentinels confirmed lately: counts as "no".
-                status = new NodeStatus(NodeStatus.State.DOWN, Duration.ZERO, String.valueOf(node.unconfirmed()), node.servers());
+                reason = String.valueOf(node.unconfirmed());
             }
             else {
-                status = new NodeStatus(NodeStatus.State.UP, Duration.ZERO, "", node.servers());
+                state = NodeStatus.State.UP;
+                reason = "";
             }
+            NodeStatus status = new NodeStatus(state, quarantinedFor, reason, node.servers(), node.owedReleases());
             statuses.put(node.name(), status);
         }
         return statuses;

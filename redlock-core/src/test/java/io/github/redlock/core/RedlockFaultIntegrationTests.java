@@ -297,12 +297,17 @@ class RedlockFaultIntegrationTests {
             redis.node(4).cutOff(); // the server keeps its keys; the client cannot reach it
             try {
                 awaitTrue(Duration.ofSeconds(5), () -> !redlock.nodeConnections().get(redis.node(4).hostAndPort()));
+                assertThat(redlock.nodeStatuses().get(redis.node(4).hostAndPort()).owedReleases()).isZero();
                 assertThat(lease.release()).isTrue(); // by the four other nodes
+                // Owed to the cut-off node (the redlock.releases.owed gauge), and to no other.
+                awaitTrue(Duration.ofSeconds(5), () -> redlock.nodeStatuses().get(redis.node(4).hostAndPort()).owedReleases() == 1);
+                assertThat(redlock.nodeStatuses().values().stream().mapToInt(NodeStatus::owedReleases).sum()).isOne();
             }
             finally {
                 redis.node(4).heal();
             }
             awaitTrue(Duration.ofSeconds(20), () -> this.nodes.get().get(4, "redlock:cut-off") == null);
+            awaitTrue(Duration.ofSeconds(5), () -> redlock.nodeStatuses().get(redis.node(4).hostAndPort()).owedReleases() == 0);
         }
     }
 

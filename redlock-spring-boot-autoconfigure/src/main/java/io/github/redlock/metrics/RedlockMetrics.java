@@ -114,6 +114,18 @@ public class RedlockMetrics implements RedlockObserver, RedlockedObserver {
         return (redlock != null) ? redlock.quorum() : Double.NaN;
     }
 
+    /**
+     * Counts the releases a lock owes its nodes, for the {@code redlock.releases.owed} gauge.
+     * @param redlock the lock, or null before it exists
+     * @return the releases and clean-ups not yet delivered, over all its nodes
+     */
+    public static double owedReleases(@Nullable Redlock redlock) {
+        if (redlock == null) {
+            return 0;
+        }
+        return redlock.nodeStatuses().values().stream().mapToInt(NodeStatus::owedReleases).sum();
+    }
+
     private Timer timer(String name, String description, String... tags) {
         TimerTree node = this.timers.child(name);
         for (int i = 1; i < tags.length; i += 2) {

@@ -84,7 +84,8 @@ class OperationsRulesIntegrationTests {
         queried.addAll(series(OPERATIONS.resolve("redlock-alerts.yml")));
         queried.addAll(series(OPERATIONS.resolve("redlock-dashboard.json")));
         assertThat(queried).as("series the rules and the dashboard query").contains("redlock_nodes_voting", "redlock_quorum",
-                "redlock_acquire_seconds_count", "redlock_lost_total", "redlock_node_command_seconds_count");
+                "redlock_acquire_seconds_count", "redlock_lost_total", "redlock_node_command_seconds_count", "redlock_releases_owed",
+                "redlock_acquire_seconds_max");
         assertThat(written).as("series the registry writes (all of them: %s)", written).containsAll(queried);
         System.out.println("rules and dashboard query " + queried.size() + " series, all written: " + queried);
     }
@@ -94,7 +95,7 @@ class OperationsRulesIntegrationTests {
         File promtool = promtool();
         Capabilities.assume(Capabilities.PROMTOOL, promtool != null, "promtool is not installed (apt-get install prometheus): the "
                 + "rules' promtool tests are skipped");
-        assertThat(run(promtool.getPath(), "check", "rules", "redlock-alerts.yml")).contains("SUCCESS: 6 rules found");
+        assertThat(run(promtool.getPath(), "check", "rules", "redlock-alerts.yml")).contains("SUCCESS: 8 rules found");
         assertThat(run(promtool.getPath(), "test", "rules", "redlock-alerts-test.yml")).contains("SUCCESS");
     }
 

@@ -51,6 +51,10 @@ public final class RedlockMetricsAutoConfiguration {
             Gauge.builder("redlock.quorum", redlock, (lock) -> RedlockMetrics.quorum(lock.getIfAvailable()))
                     .description("How many nodes must agree for a lock to be held: N/2 + 1")
                     .register(registry);
+            Gauge.builder("redlock.releases.owed", redlock, (lock) -> RedlockMetrics.owedReleases(lock.getIfAvailable()))
+                    .description("Releases owed to nodes that did not take them (unreachable): sent when a node answers again, "
+                            + "unless their keys expired first; growth means a node unreachable for long")
+                    .register(registry);
         };
     }
 

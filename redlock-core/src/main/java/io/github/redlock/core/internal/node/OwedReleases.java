@@ -31,6 +31,11 @@ public final class OwedReleases {
         this.node = node;
     }
 
+    /** How many releases are owed now. */
+    public int size() {
+        return Math.max(0, this.count.get());
+    }
+
     /**
      * Keeps a release to send later.
      * @return whether it was kept (not expired, not over the bound)

@@ -638,6 +638,11 @@ public final class RedisNodeClient {
         });
     }
 
+    /** How many releases and clean-ups this client owes the node, to send once it answers again. */
+    public int owedReleases() {
+        return this.owed.size();
+    }
+
     /**
      * Runs a script on several keys of a cluster node once per slot group ({@link SlotGroups}), each on the master of its
      * slot, and hands the node's reply to {@code done} once every group answered: the first failure, or the groups'
