@@ -44,6 +44,12 @@ public final class Capabilities {
     /** MariaDB's server binaries (Debian's {@code mariadb-server}), for the storage fencing tests ({@link DatabaseServer}). */
     public static final String MARIADB = "mariadb";
 
+    /**
+     * Node.js with node-redlock and ioredis from the npm registry (installed by the test itself), for the interoperation
+     * test with another Redlock client.
+     */
+    public static final String NODE_REDLOCK = "node-redlock";
+
     private Capabilities() {
     }
 
