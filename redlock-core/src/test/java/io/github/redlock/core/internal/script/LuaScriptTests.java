@@ -61,9 +61,9 @@ class LuaScriptTests {
     void theScriptsLoadedOnEachConnectionAreTheFrequentOnesEachOnce() {
         // The frequent ones, and the revoke: seldom, but bounded by the node timeout, which a NOSCRIPT round trip would eat into.
         assertThat(LuaScript.ALL).hasSize(18).contains(LuaScript.REVOKE).doesNotHaveDuplicates()
-                .doesNotContain(LuaScript.FENCING_FLOOR, LuaScript.NODE_RECORD, LuaScript.NODE_RECORDS, LuaScript.KEPT_MARKER, LuaScript.REPAIR, LuaScript.INSPECT);
+                .doesNotContain(LuaScript.FENCING_FLOOR, LuaScript.NODE_RECORD, LuaScript.NODE_RECORDS, LuaScript.KEPT_MARKER, LuaScript.REPAIR, LuaScript.REPAIR_RW, LuaScript.INSPECT);
         List<LuaScript> frequent = new ArrayList<>(scripts().values());
-        frequent.removeAll(List.of(LuaScript.FENCING_FLOOR, LuaScript.NODE_RECORD, LuaScript.NODE_RECORDS, LuaScript.KEPT_MARKER, LuaScript.REPAIR, LuaScript.INSPECT));
+        frequent.removeAll(List.of(LuaScript.FENCING_FLOOR, LuaScript.NODE_RECORD, LuaScript.NODE_RECORDS, LuaScript.KEPT_MARKER, LuaScript.REPAIR, LuaScript.REPAIR_RW, LuaScript.INSPECT));
         assertThat(LuaScript.ALL).containsExactlyInAnyOrderElementsOf(frequent);
     }
 
