@@ -17,6 +17,10 @@
 #        redlock-benchmarks/run.sh --cluster [rounds, default 3] [sides, default standalone cluster]   (about 2 minutes a
 # round: lock + unlock on 5 standalone nodes against 5 Redis Cluster nodes of 3 masters, p50 at 1 thread and throughput
 # at 64; a minute more per round for each further side, e.g. cluster-one-master-no-publish; writes docs/benchmarks/cluster.md)
+#        redlock-benchmarks/run.sh --fenced-transactions [threads, default 1] [forks, default 3]   (about 2 minutes: a
+# @Transactional method of one UPDATE on a local PostgreSQL under @Redlocked(fenced = true) and under @Redlocked, a call of
+# each in turn in 3 forks, then a fork of each and one without a lock; each one's mean time of a call, ratio and
+# difference to the unfenced one; prints only)
 #        redlock-benchmarks/run.sh --chart-only   (runs no benchmark: draws latency.svg and handoff.svg again from the
 # tables in docs/benchmarks, e.g. after a change to the charts)
 # Maven options (e.g. -Dmaven.repo.local=...) go in MAVEN_ARGS.
@@ -31,6 +35,9 @@ if [[ "${1:-}" == "--costs" ]]; then
 fi
 if [[ "${1:-}" == "--cluster" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --cluster "${2:-3}" docs/benchmarks "${@:3}"
+fi
+if [[ "${1:-}" == "--fenced-transactions" ]]; then
+    exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --fenced-transactions "${2:-1}" "${3:-3}"
 fi
 if [[ "${1:-}" == "--interleaved" ]]; then
     exec java -cp redlock-benchmarks/target/benchmarks.jar io.github.redlock.benchmarks.RunBenchmarks --interleaved "${2:-1}" "${3:-3}"

@@ -29,9 +29,13 @@ public class AnnotatedService {
     public void passThrough(String key) {
     }
 
-    /** The minimal Spring Boot application around it and its Kotlin twin, {@link SuspendService}. */
+    /**
+     * The minimal Spring Boot application around it and its Kotlin twin, {@link SuspendService}; without a DataSource,
+     * which Boot would otherwise try to make (and fail to, having no URL) from the JDBC classes that
+     * {@link FencedTransactionService} brings.
+     */
     @SpringBootConfiguration
-    @EnableAutoConfiguration
+    @EnableAutoConfiguration(excludeName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
     public static class Application {
 
         @Bean

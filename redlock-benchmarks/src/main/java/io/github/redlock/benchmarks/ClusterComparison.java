@@ -177,7 +177,7 @@ final class ClusterComparison {
     }
 
     /** The 1-minute load average of the machine (Linux), or "n/a". */
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         }

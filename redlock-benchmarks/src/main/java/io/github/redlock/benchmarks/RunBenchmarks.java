@@ -57,6 +57,11 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * {@link ClusterComparison}): the p50 at 1 thread and the throughput at 64 threads of {@link ClusterNodesBenchmark},
  * in 3 rounds unless told, on the sides {@code standalone} and {@code cluster} unless told (more of the benchmark's
  * variants take the cluster side's cost apart), and writes them to {@code cluster.md} in the directory, if one is given.
+ * <p>
+ * {@code --fenced-transactions [threads] [forks]} measures what {@code @Redlocked(fenced = true)} costs a transaction
+ * on PostgreSQL against the same lock without the fence (issue 39, see {@link FencedTransactionComparison}): both in
+ * the same seconds in {@value FencedTransactionComparison#INTERLEAVED_FORKS} forks unless told, then a fork of each and
+ * of the transaction without a lock; at 1 thread unless told; it prints the figures.
  */
 public final class RunBenchmarks {
 
@@ -108,6 +113,11 @@ public final class RunBenchmarks {
         if (args.length > 0 && args[0].equals("--cluster")) {
             ClusterComparison.run((args.length > 1) ? Integer.parseInt(args[1]) : 3, (args.length > 2) ? Path.of(args[2]) : null,
                     (args.length > 3) ? List.of(args).subList(3, args.length) : ClusterComparison.DEFAULT_SIDES);
+            return;
+        }
+        if (args.length > 0 && args[0].equals("--fenced-transactions")) {
+            FencedTransactionComparison.run((args.length > 1) ? Integer.parseInt(args[1]) : 1,
+                    (args.length > 2) ? Integer.parseInt(args[2]) : FencedTransactionComparison.INTERLEAVED_FORKS);
             return;
         }
         if (args.length > 0 && args[0].equals("--interleaved")) {
