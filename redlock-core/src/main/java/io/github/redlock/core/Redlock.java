@@ -4,37 +4,19 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.redlock.core.internal.Inspector;
-import io.github.redlock.core.internal.RedlockAssembly;
+import io.github.redlock.core.internal.LockName;
+import io.github.redlock.core.internal.LockService;
 import io.github.redlock.core.internal.RedlockConfig;
-import io.github.redlock.core.internal.engine.LockEngine;
-import io.github.redlock.core.internal.guard.RestartGuard;
-import io.github.redlock.core.internal.lease.Attempt;
-import io.github.redlock.core.internal.lease.LockObservations;
-import io.github.redlock.core.internal.lease.Revocation;
-import io.github.redlock.core.internal.node.NodeConnections;
-import io.github.redlock.core.internal.node.NodeVote;
-import io.github.redlock.core.internal.node.QuorumCall;
-import io.github.redlock.core.internal.node.RedisNodeClient;
-import io.github.redlock.core.internal.script.ClusterKeys;
-import io.github.redlock.core.internal.script.LockType;
-import io.github.redlock.core.internal.support.Durations;
-import io.github.redlock.core.internal.support.Futures;
-import io.github.redlock.core.internal.support.InFlight;
 import io.github.redlock.core.observation.RedlockObservationConvention;
 import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.observation.ObservationRegistry;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,46 +36,17 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * This class is the public face of the library: the one-key, several-keys, read and write forms of each operation
  * (blocking, throwing, asynchronous) and the {@link Builder}, nested because {@code Redlock.Builder} is a name of the
- * public API. The builder only collects values; their validation and defaults, and the wiring of the parts, are in the
- * internal packages ({@code io.github.redlock.core.internal}), as is the algorithm itself.
+ * public API. It only delegates: the builder collects values, whose validation and defaults are the internal
+ * {@code RedlockConfig}'s, and each method hands its call to the internal {@code LockService}, which holds the parts and
+ * the hand-over of leases, the nodes' statuses and the close; the algorithm itself is in the internal packages
+ * ({@code io.github.redlock.core.internal}).
  */
 public final class Redlock implements AutoCloseable {
 
-    private final LockEngine engine;
+    private final LockService service;
 
-    private final RedisNodeClient[] nodes;
-
-    private final String keyPrefix;
-
-    /** Whether a node is a Redis Cluster, where lock names must let their companion keys share their hash slot. */
-    private final boolean clusterNodes;
-
-    private final NodeConnections connections;
-
-    private final RestartGuard restartGuard;
-
-    private final Revocation revocation;
-
-    /** Observations of acquisitions, or null when the application gave no registry. */
-    private final @Nullable LockObservations observations;
-
-    private volatile boolean closed;
-
-    /** Completed when the close is done; set by the first call of {@link #close()}. */
-    private final AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
-
-    /** The thread that runs the close, once it runs. */
-    private volatile @Nullable Thread closingThread;
-
-    private Redlock(RedlockAssembly parts) {
-        this.engine = parts.engine();
-        this.observations = parts.observations();
-        this.nodes = parts.nodes();
-        this.keyPrefix = parts.keyPrefix();
-        this.clusterNodes = Arrays.stream(parts.nodes()).anyMatch(RedisNodeClient::isCluster);
-        this.connections = parts.connections();
-        this.restartGuard = parts.restartGuard();
-        this.revocation = parts.revocation();
+    private Redlock(LockService service) {
+        this.service = service;
     }
 
     /**
@@ -126,7 +79,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(new Named(LockType.EXCLUSIVE, key), ttl, waitTime).lease());
+        return Optional.ofNullable(this.service.tryAcquire(LockName.exclusive(key), ttl, waitTime));
     }
 
     /**
@@ -140,7 +93,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquire(String key, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(new Named(LockType.EXCLUSIVE, key), ttl, waitTime);
+        return this.service.acquire(LockName.exclusive(key), ttl, waitTime);
     }
 
     /**
@@ -171,7 +124,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(List<String> keys, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(Named.allOf(keys), ttl, waitTime).lease());
+        return Optional.ofNullable(this.service.tryAcquire(LockName.allOf(keys), ttl, waitTime));
     }
 
     /**
@@ -186,7 +139,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquire(List<String> keys, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(Named.allOf(keys), ttl, waitTime);
+        return this.service.acquire(LockName.allOf(keys), ttl, waitTime);
     }
 
     /**
@@ -200,7 +153,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(List<String> keys, Duration ttl, Duration waitTime) {
-        return acquireAsync(Named.allOf(keys), ttl, waitTime);
+        return this.service.tryAcquireAsync(LockName.allOf(keys), ttl, waitTime);
     }
 
     /**
@@ -227,7 +180,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireRead(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(new Named(LockType.READ, key), ttl, waitTime).lease());
+        return Optional.ofNullable(this.service.tryAcquire(LockName.read(key), ttl, waitTime));
     }
 
     /**
@@ -240,7 +193,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireReadAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireAsync(new Named(LockType.READ, key), ttl, waitTime);
+        return this.service.tryAcquireAsync(LockName.read(key), ttl, waitTime);
     }
 
     /**
@@ -253,7 +206,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquireRead(String key, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(new Named(LockType.READ, key), ttl, waitTime);
+        return this.service.acquire(LockName.read(key), ttl, waitTime);
     }
 
     /**
@@ -283,7 +236,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireWrite(String key, Duration ttl, Duration waitTime) {
-        return Optional.ofNullable(acquireBlocking(new Named(LockType.WRITE, key), ttl, waitTime).lease());
+        return Optional.ofNullable(this.service.tryAcquire(LockName.write(key), ttl, waitTime));
     }
 
     /**
@@ -296,7 +249,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireWriteAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireAsync(new Named(LockType.WRITE, key), ttl, waitTime);
+        return this.service.tryAcquireAsync(LockName.write(key), ttl, waitTime);
     }
 
     /**
@@ -310,42 +263,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquireWrite(String key, Duration ttl, Duration waitTime) {
-        return acquireOrThrow(new Named(LockType.WRITE, key), ttl, waitTime);
-    }
-
-    private RedlockLease acquireOrThrow(Named lock, Duration ttl, Duration waitTime) {
-        Attempt attempt = acquireBlocking(lock, ttl, waitTime);
-        if (attempt.lease() != null) {
-            return attempt.lease();
-        }
-        if (attempt.call() != null) {
-            // The attempt was decided early; let the stragglers answer (within the node timeout) so that
-            // the exception reports every node.
-            Futures.await(attempt.call().allReplies(), this.engine.callBoundNanos(), () -> null);
-        }
-        throw refusal(lock, attempt, waitTime, Futures.await(holderOf(lock, attempt), this.engine.callBoundNanos(), () -> null));
-    }
-
-    /**
-     * Who holds the lock a refused attempt found taken, read again from the nodes that said so (see
-     * {@link Inspector#holderOf}): for an exclusive or write lock, when a quorum refused.
-     */
-    private CompletableFuture<@Nullable String> holderOf(Named lock, Attempt attempt) {
-        if (lock.type() != LockType.EXCLUSIVE && lock.type() != LockType.WRITE) {
-            return CompletableFuture.completedFuture(null);
-        }
-        LockType.Keys keys = lock.type().keys(this.keyPrefix + lock.key(), null);
-        return Inspector.holderOf(this.nodes, attempt.call(), quorum(), keys.extend()[0], this.engine.callBoundNanos());
-    }
-
-    /** The failure of an attempt that got no lease, with what every node answered, and who holds the lock if known. */
-    private RedlockAcquisitionException refusal(Named lock, Attempt attempt, Duration waitTime, @Nullable String holder) {
-        String detail = attempt.problem();
-        if (attempt.attempts() > 1) {
-            String tries = attempt.attempts() + " attempts in " + waitTime.toMillis() + " ms";
-            detail = (detail != null) ? detail + "; " + tries : tries;
-        }
-        return new RedlockAcquisitionException(lock.key(), attempt.agreed(), this.engine.quorum(), attempt.failures(), detail, holder);
+        return this.service.acquire(LockName.write(key), ttl, waitTime);
     }
 
     /**
@@ -361,7 +279,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<RedlockLease> acquireAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireOrFailAsync(new Named(LockType.EXCLUSIVE, key), ttl, waitTime);
+        return this.service.acquireAsync(LockName.exclusive(key), ttl, waitTime);
     }
 
     /**
@@ -375,7 +293,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<RedlockLease> acquireAsync(List<String> keys, Duration ttl, Duration waitTime) {
-        return acquireOrFailAsync(Named.allOf(keys), ttl, waitTime);
+        return this.service.acquireAsync(LockName.allOf(keys), ttl, waitTime);
     }
 
     /**
@@ -389,7 +307,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<RedlockLease> acquireReadAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireOrFailAsync(new Named(LockType.READ, key), ttl, waitTime);
+        return this.service.acquireAsync(LockName.read(key), ttl, waitTime);
     }
 
     /**
@@ -403,32 +321,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<RedlockLease> acquireWriteAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireOrFailAsync(new Named(LockType.WRITE, key), ttl, waitTime);
-    }
-
-    private CompletableFuture<RedlockLease> acquireOrFailAsync(Named lock, Duration ttl, Duration waitTime) {
-        CompletableFuture<Attempt> attempt = start(lock, ttl, waitTime);
-        CompletableFuture<RedlockLease> result = new CompletableFuture<>();
-        // One hand-off, as in acquireAsync; a refusal waits for the stragglers (within the node timeouts) first, so
-        // that the exception reports every node, as the blocking form's does.
-        attempt.whenComplete((done, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            }
-            else if (done.lease() != null) {
-                if (!result.complete(done.lease())) {
-                    done.lease().releaseAsync();
-                }
-            }
-            else {
-                CompletableFuture<Void> stragglers = (done.call() == null) ? CompletableFuture.completedFuture(null)
-                        : done.call().allReplies().copy().completeOnTimeout(null, this.engine.callBoundNanos(), TimeUnit.NANOSECONDS);
-                stragglers.thenCompose((answered) -> holderOf(lock, done)).exceptionally((error) -> null)
-                        .thenAccept((holder) -> result.completeExceptionally(refusal(lock, done, waitTime, holder)));
-            }
-        });
-        result.whenComplete((value, failure) -> attempt.cancel(false));
-        return result;
+        return this.service.acquireAsync(LockName.write(key), ttl, waitTime);
     }
 
     /**
@@ -441,25 +334,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(String key, Duration ttl, Duration waitTime) {
-        return acquireAsync(new Named(LockType.EXCLUSIVE, key), ttl, waitTime);
-    }
-
-    private CompletableFuture<Optional<RedlockLease>> acquireAsync(Named lock, Duration ttl, Duration waitTime) {
-        CompletableFuture<Attempt> attempt = start(lock, ttl, waitTime);
-        CompletableFuture<Optional<RedlockLease>> result = new CompletableFuture<>();
-        // One hand-off: the lease goes to the caller, or, if the caller cancelled first, back to the nodes.
-        attempt.whenComplete((done, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            }
-            else if (!result.complete(Optional.ofNullable(done.lease())) && done.lease() != null) {
-                done.lease().releaseAsync();
-            }
-        });
-        // However the caller ends it (cancel, orTimeout, complete): retries stop, and a lease that arrives later is
-        // released. After the hand-off above, the attempt is complete already and this does nothing.
-        result.whenComplete((value, failure) -> attempt.cancel(false));
-        return result;
+        return this.service.tryAcquireAsync(LockName.exclusive(key), ttl, waitTime);
     }
 
     /**
@@ -486,7 +361,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalStateException if this lock is closed
      */
     public int revoke(String key) {
-        return revoke(new Named(LockType.EXCLUSIVE, key), null);
+        return this.service.revoke(key, null);
     }
 
     /**
@@ -506,20 +381,7 @@ public final class Redlock implements AutoCloseable {
             throw new RedlockArgumentException("expectedHolder", "expectedHolder must name an instance id, e.g. orders@host-1:4242, was "
                     + ((expectedHolder == null) ? "null" : "'" + expectedHolder + "'"));
         }
-        return revoke(new Named(LockType.EXCLUSIVE, key), expectedHolder);
-    }
-
-    private int revoke(Named lock, @Nullable String expectedHolder) {
-        if (this.closed) {
-            throw new IllegalStateException("Redlock is closed; revoke '" + lock.key() + "' with an open one");
-        }
-        if (expectedHolder == null || expectedHolder.equals(this.engine.instanceId())) {
-            this.engine.revokedHere(lock.key()); // before the nodes free it: none of them is valid while another may take it
-        }
-        QuorumCall call = this.revocation.revoke(this.keyPrefix + lock.key(), expectedHolder);
-        this.engine.track(call.allReplies()); // a close waits for the replies before it closes the connections
-        Futures.await(call.allReplies().copy(), this.engine.callBoundNanos(), () -> null);
-        return call.granted();
+        return this.service.revoke(key, expectedHolder);
     }
 
     /**
@@ -528,7 +390,7 @@ public final class Redlock implements AutoCloseable {
      * @return a snapshot, in no particular order
      */
     public List<RedlockLease> heldLeases() {
-        return this.engine.leases();
+        return this.service.heldLeases();
     }
 
     /**
@@ -536,11 +398,7 @@ public final class Redlock implements AutoCloseable {
      * @return the nodes in configuration order
      */
     public Map<String, Boolean> nodeConnections() {
-        Map<String, Boolean> connections = new LinkedHashMap<>();
-        for (RedisNodeClient node : this.nodes) {
-            connections.put(node.name(), node.isConnected());
-        }
-        return connections;
+        return this.service.nodeConnections();
     }
 
     /**
@@ -551,39 +409,7 @@ public final class Redlock implements AutoCloseable {
      * @return the nodes in configuration order, by {@code host:port}
      */
     public Map<String, NodeStatus> nodeStatuses() {
-        Map<String, NodeStatus> statuses = new LinkedHashMap<>();
-        long now = System.nanoTime();
-        for (RedisNodeClient node : this.nodes) {
-            NodeVote.State vote = node.vote().current();
-            NodeStatus.State state = NodeStatus.State.DOWN;
-            Duration quarantinedFor = Duration.ZERO;
-            String reason;
-            if (!node.isConnected() || !vote.checked()) {
-                reason = node.isConnected() ? vote.reason() : node.notConnectedReason();
-            }
-            else if (vote.fromNanos() - now > 0) {
-                long left = vote.fromNanos() - now;
-                state = NodeStatus.State.QUARANTINED;
-                // Not an independent master: until a new connection shows otherwise, so "forever".
-                quarantinedFor = (left > TimeUnit.DAYS.toNanos(365)) ? ChronoUnit.FOREVER.getDuration() : Duration.ofNanos(left);
-                reason = vote.reason();
-            }
-            else if (!node.vote().recordedNow()) {
-                // Its restart record could not be confirmed lately: counts as "no" until a refresh confirms it.
-                reason = node.vote().unrecorded();
-            }
-            else if (node.unconfirmed() != null) {
-                // A Sentinel node whose master no majority of its sentinels confirmed lately: counts as "no".
-                reason = String.valueOf(node.unconfirmed());
-            }
-            else {
-                state = NodeStatus.State.UP;
-                reason = "";
-            }
-            NodeStatus status = new NodeStatus(state, quarantinedFor, reason, node.servers(), node.owedReleases());
-            statuses.put(node.name(), status);
-        }
-        return statuses;
+        return this.service.nodeStatuses();
     }
 
     /**
@@ -598,8 +424,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalArgumentException if the key is blank (the message names it)
      */
     public LockInspection inspect(String key) {
-        Named lock = new Named(LockType.EXCLUSIVE, key);
-        return Inspector.inspect(this.nodes, nodeStatuses(), quorum(), lock.key(), this.keyPrefix + lock.key(), this.engine.callBoundNanos());
+        return this.service.inspect(key);
     }
 
     /**
@@ -620,7 +445,7 @@ public final class Redlock implements AutoCloseable {
      * @return the quorum
      */
     public int quorum() {
-        return this.engine.quorum();
+        return this.service.quorum();
     }
 
     /**
@@ -629,7 +454,7 @@ public final class Redlock implements AutoCloseable {
      * @return the maximum ttl
      */
     public Duration maxTtl() {
-        return Duration.ofMillis(this.engine.maxTtlMillis());
+        return this.service.maxTtl();
     }
 
     /**
@@ -647,126 +472,12 @@ public final class Redlock implements AutoCloseable {
      */
     @Override
     public void close() {
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<Void> first = this.closing.compareAndExchange(null, mine);
-        if (first != null) {
-            if (!calledFromOwnWork() && Thread.currentThread() != this.closingThread) {
-                Futures.await(first.copy(), this.engine.callBoundNanos() * 3, () -> null);
-            }
-            return;
-        }
-        this.closed = true;
-        if (calledFromOwnWork()) {
-            Thread background = new Thread(() -> closeNow(mine), "redlock-close");
-            background.setDaemon(true);
-            background.start();
-        }
-        else {
-            closeNow(mine);
-        }
-    }
-
-    /**
-     * Whether this thread runs work that the close waits for: one of the lock's I/O or timer threads (it reads
-     * the replies), or a thread completing an acquisition's future inside an attempt (a callback of the caller).
-     */
-    private static boolean calledFromOwnWork() {
-        return Thread.currentThread() instanceof FastThreadLocalThread || InFlight.completingOnThisThread();
-    }
-
-    private void closeNow(CompletableFuture<Void> done) {
-        this.closingThread = Thread.currentThread(); // callbacks it runs (lost(), failed acquisitions) may close again
-        try {
-            this.engine.close(this.engine.drainBoundNanos());
-            this.restartGuard.close();
-            this.connections.close(this.nodes);
-        }
-        finally {
-            done.complete(null);
-        }
+        this.service.close();
     }
 
     @Override
     public String toString() {
-        return "Redlock[nodes=" + Arrays.stream(this.nodes).map(RedisNodeClient::name).toList() + ", quorum="
-                + this.engine.quorum() + "]";
-    }
-
-    private Attempt acquireBlocking(Named lock, Duration ttl, Duration waitTime) {
-        CompletableFuture<Attempt> attempt = start(lock, ttl, waitTime);
-        long waitNanos = Durations.waitNanos(waitTime);
-        return Futures.await(attempt, waitNanos + this.engine.callBoundNanos() + this.engine.callBoundNanos(),
-                () -> Attempt.failed(null, Thread.currentThread().isInterrupted()
-                        ? "interrupted while acquiring" : "no decision within the wait time and node timeouts", false));
-    }
-
-    private CompletableFuture<Attempt> start(Named lock, Duration ttl, Duration waitTime) {
-        long ttlMillis = Durations.ttlMillis(ttl, this.engine.maxTtlMillis());
-        long waitNanos = Durations.waitNanos(waitTime);
-        if (this.closed) {
-            throw InFlight.closed();
-        }
-        if (this.clusterNodes) {
-            for (String key : (lock.keys() != null) ? lock.keys() : List.of(lock.key())) {
-                String unplaceable = ClusterKeys.unplaceable(this.keyPrefix + key);
-                if (unplaceable != null) {
-                    throw new RedlockArgumentException("key", "key " + unplaceable);
-                }
-            }
-        }
-        if (this.observations != null) {
-            return this.observations.acquire(lock.type(), lock.key(), ttlMillis, () -> acquire(lock, ttlMillis, waitNanos),
-                    (attempt) -> holderOf(lock, attempt));
-        }
-        return acquire(lock, ttlMillis, waitNanos);
-    }
-
-    private CompletableFuture<Attempt> acquire(Named lock, long ttlMillis, long waitNanos) {
-        if (lock.keys() == null) {
-            return this.engine.acquire(lock.type(), lock.key(), this.keyPrefix + lock.key(), ttlMillis, waitNanos);
-        }
-        List<String> redisKeys = lock.keys().stream().map((key) -> this.keyPrefix + key).toList();
-        return this.engine.acquireAll(lock.key(), lock.keys(), redisKeys, ttlMillis, waitNanos);
-    }
-
-    /**
-     * A lock as the caller named it: a type and a key, or ({@link LockType#MULTI}) several keys, distinct and
-     * sorted, with {@code key} the keys joined by commas.
-     */
-    private record Named(LockType type, String key, @Nullable List<String> keys) {
-
-        Named(LockType type, String key) {
-            this(type, checkKey(key), null);
-        }
-
-        /** The exclusive lock on all the keys: checked, without duplicates, sorted (one key: the plain lock). */
-        static Named allOf(List<String> keys) {
-            if (keys == null || keys.isEmpty()) {
-                throw new RedlockArgumentException("keys", "keys must name at least one key, was " + keys);
-            }
-            java.util.TreeSet<String> distinct = new java.util.TreeSet<>();
-            for (int i = 0; i < keys.size(); i++) {
-                String key = keys.get(i);
-                if (key == null || key.isBlank()) {
-                    throw new RedlockArgumentException("keys", "keys[" + i + "] must not be null or blank, was "
-                            + (key == null ? "null" : "'" + key + "'") + " (keys " + keys + ")");
-                }
-                distinct.add(key);
-            }
-            if (distinct.size() == 1) {
-                return new Named(LockType.EXCLUSIVE, distinct.first());
-            }
-            List<String> sorted = List.copyOf(distinct);
-            return new Named(LockType.MULTI, String.join(",", sorted), sorted);
-        }
-
-        private static String checkKey(String key) {
-            if (key == null || key.isBlank()) {
-                throw new RedlockArgumentException("key", "key must not be null or blank, was " + (key == null ? "null" : "'" + key + "'"));
-            }
-            return key;
-        }
-
+        return this.service.toString();
     }
 
     /**
@@ -1045,7 +756,7 @@ public final class Redlock implements AutoCloseable {
             RedlockConfig config = RedlockConfig.of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix,
                     this.acquisitionBudget, this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector,
                     this.sslOptions, this.credentials, this.observer, this.observationRegistry, this.observationConvention, this.instanceId);
-            return new Redlock(RedlockAssembly.wire(config));
+            return new Redlock(LockService.of(config));
         }
 
     }

@@ -1,6 +1,7 @@
 package io.github.redlock.architecture;
 
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -154,6 +155,24 @@ class ArchitectureTests {
             }
 
         };
+    }
+
+    /**
+     * {@code Redlock} only delegates: it and its builder use three internal types (the service each method calls, the
+     * checked lock name it hands over, the configuration the builder fills), and nothing internal depends on it.
+     */
+    @Test
+    void theFrontDoorOnlyDelegates() {
+        Set<String> internal = new java.util.TreeSet<>();
+        for (String front : List.of("io.github.redlock.core.Redlock", "io.github.redlock.core.Redlock$Builder")) {
+            classes.get(front).getDirectDependenciesFromSelf().stream().map((dependency) -> dependency.getTargetClass().getBaseComponentType())
+                    .filter(INTERNAL).forEach((type) -> internal.add(type.getName()));
+        }
+        assertThat(internal).containsExactlyInAnyOrder("io.github.redlock.core.internal.LockService",
+                "io.github.redlock.core.internal.LockName", "io.github.redlock.core.internal.RedlockConfig");
+        noClasses().that().resideInAPackage("io.github.redlock.core.internal..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("io.github.redlock.core.Redlock")
+                .check(classes);
     }
 
     @Test

@@ -628,7 +628,7 @@ final class ClusterShards {
      * A view of the cluster: its masters in slot order, which serves each slot, a signature that changes with any of
      * it, and which slots no master serves (null when every slot is served).
      */
-    private record View(List<Shard> shards, NodeConnection @Nullable [] bySlot, String signature, @Nullable String uncovered,
+    record View(List<Shard> shards, NodeConnection @Nullable [] bySlot, String signature, @Nullable String uncovered,
             List<String> servers) {
 
         static final View NONE = new View(List.of(), null, "", "no cluster view read yet", List.of());
