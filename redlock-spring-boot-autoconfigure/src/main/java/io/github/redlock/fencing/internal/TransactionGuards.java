@@ -15,6 +15,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.transaction.ConfigurableTransactionManager;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -26,7 +27,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * A {@link Guard} is open on one thread while the work runs there. The transaction active as it opens gets the check at
  * once when the work runs in it ({@code joinActive}); and every new transaction begun on that thread while it is open
  * (the work's own, and any {@code REQUIRES_NEW} one in it) gets it as it begins, through the {@link #LISTENER} that
- * {@link #registrar()} adds to each transaction manager. Guards nest: the innermost open one is the thread's.
+ * {@link #registrar()} adds to each transaction manager. Guards nest, and a transaction begun inside nested guards gets
+ * the check of each that is open (a fenced method called by a fenced request). Only transactions that open their own
+ * synchronization scope are checked as they begin: one of another transaction manager begun inside an active scope
+ * commits without running it (its writes, in another store, are not fenced).
  * <p>
  * The check also refuses a commit while the guard is open and the work's lease is known to have run out (another
  * caller may hold the lock and read): {@link StaleFencingTokenException#isLeaseExpired()}.
@@ -41,10 +45,17 @@ public final class TransactionGuards {
 
         @Override
         public void afterBegin(TransactionExecution transaction, @Nullable Throwable beginFailure) {
-            Guard guard = open.get();
-            if (guard != null && beginFailure == null && transaction.isNewTransaction()
-                    && TransactionSynchronizationManager.isSynchronizationActive()) {
-                guard.register();
+            // Only a transaction that opened its own synchronization scope runs beforeCommit at its own commit: one begun
+            // by another transaction manager inside an active scope shares it, and its check would run at the outer
+            // commit instead (that outer transaction has the check already, if a guard covers it).
+            if (beginFailure != null || !transaction.isNewTransaction() || !(transaction instanceof DefaultTransactionStatus status)
+                    || !status.isNewSynchronization() || !TransactionSynchronizationManager.isSynchronizationActive()) {
+                return;
+            }
+            for (Guard guard = open.get(); guard != null; guard = guard.outer) {
+                if (guard.isOpen) {
+                    guard.register(); // every open guard: a fenced call inside a fenced call, or inside a fenced request
+                }
             }
         }
 
@@ -88,6 +99,18 @@ public final class TransactionGuards {
         }
         open.set(guard);
         return guard;
+    }
+
+    /**
+     * Counts the guards open on this thread, for tests and diagnostics: none outside a fenced call or request.
+     * @return how many guards are open here
+     */
+    public static int openOnThisThread() {
+        int count = 0;
+        for (Guard guard = open.get(); guard != null; guard = guard.outer) {
+            count += guard.isOpen ? 1 : 0;
+        }
+        return count;
     }
 
     /**
@@ -163,11 +186,16 @@ public final class TransactionGuards {
         @Override
         public void close() {
             this.isOpen = false;
-            if (Thread.currentThread() != this.thread) {
+            if (Thread.currentThread() != this.thread || open.get() != this) {
+                // On another thread, or closed before a guard opened inside it: that one, as it closes, skips this one.
                 return;
             }
-            if (this.outer != null) {
-                open.set(this.outer);
+            Guard outer = this.outer;
+            while (outer != null && !outer.isOpen) {
+                outer = outer.outer;
+            }
+            if (outer != null) {
+                open.set(outer);
             }
             else {
                 open.remove();

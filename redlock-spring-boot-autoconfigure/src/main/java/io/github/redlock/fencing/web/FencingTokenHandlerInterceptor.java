@@ -5,6 +5,7 @@ import java.util.List;
 import io.github.redlock.fencing.JdbcFence;
 import io.github.redlock.fencing.StaleFencingTokenException;
 import io.github.redlock.fencing.internal.TransactionGuards;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.commons.logging.Log;
@@ -49,11 +50,12 @@ public final class FencingTokenHandlerInterceptor implements AsyncHandlerInterce
 
     private static final Log logger = LogFactory.getLog(FencingTokenHandlerInterceptor.class);
 
-    private static final String GUARD = FencingTokenHandlerInterceptor.class.getName() + ".guard";
-
     private final TransactionGuards guards;
 
     private final String resource;
+
+    /** The request attribute of this interceptor's guard: one of its own, beside other interceptors' of other resources. */
+    private final String attribute;
 
     /**
      * Creates the interceptor of one resource.
@@ -67,6 +69,7 @@ public final class FencingTokenHandlerInterceptor implements AsyncHandlerInterce
         Assert.isTrue(resource.length() <= 255, () -> "resource must be at most 255 characters, was " + resource.length());
         this.guards = new TransactionGuards(fence);
         this.resource = resource;
+        this.attribute = FencingTokenHandlerInterceptor.class.getName() + ".guard@" + Integer.toHexString(System.identityHashCode(this));
     }
 
     /**
@@ -79,6 +82,11 @@ public final class FencingTokenHandlerInterceptor implements AsyncHandlerInterce
      */
     @Override
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) throws Exception {
+        if (request.getDispatcherType() != DispatcherType.REQUEST || request.getAttribute(this.attribute) != null) {
+            // A forward, include, error or asynchronous dispatch of a request checked already: its guard, if any, is the
+            // first dispatch's, closed as that one completes or goes asynchronous.
+            return true;
+        }
         String header = request.getHeader(FencingTokenHeader.NAME);
         if (header == null) {
             response.sendError(HttpStatus.PRECONDITION_REQUIRED.value(), "Writes to '" + this.resource + "' need the "
@@ -98,7 +106,7 @@ public final class FencingTokenHandlerInterceptor implements AsyncHandlerInterce
         }
         String owner = "The request " + request.getMethod() + " " + request.getRequestURI() + " with " + FencingTokenHeader.NAME
                 + " " + token;
-        request.setAttribute(GUARD, this.guards.open(owner, List.of(this.resource), () -> token, () -> false,
+        request.setAttribute(this.attribute, this.guards.open(owner, List.of(this.resource), () -> token, () -> false,
                 TransactionSynchronizationManager.isActualTransactionActive()));
         return true;
     }
@@ -127,10 +135,11 @@ public final class FencingTokenHandlerInterceptor implements AsyncHandlerInterce
     }
 
     private void close(HttpServletRequest request, @Nullable Exception ex) {
-        if (!(request.getAttribute(GUARD) instanceof TransactionGuards.Guard guard)) {
+        if (request.getDispatcherType() != DispatcherType.REQUEST
+                || !(request.getAttribute(this.attribute) instanceof TransactionGuards.Guard guard)) {
             return;
         }
-        request.removeAttribute(GUARD);
+        request.removeAttribute(this.attribute);
         guard.close();
         if (!guard.checked() && ex == null && logger.isWarnEnabled()) {
             logger.warn(request.getMethod() + " " + request.getRequestURI() + " carried " + FencingTokenHeader.NAME + " for '"

@@ -106,6 +106,17 @@ class FencingTokenHeaderIntegrationTests {
     }
 
     @Test
+    void aFencedMethodCalledByAFencedRequestChecksBothFencesInItsTransaction() throws Exception {
+        this.stock.add("sku-4", 10);
+        long token = token();
+        assertThat(post("/inventory/sku-4/fenced", Long.toString(token)).statusCode()).isEqualTo(200);
+        assertThat(this.fence.fence("inventory")).as("the request's fence, checked in the method's transaction").isEqualTo(token);
+        assertThat(this.fence.fence("stock:sku-4")).as("the method's own fence").isPositive();
+        assertThat(post("/inventory/sku-4/fenced", Long.toString(token - 1)).statusCode()).as("a stale request").isEqualTo(409);
+        assertThat(this.stock.count("sku-4")).isEqualTo(9);
+    }
+
+    @Test
     void aRequestThatPausedInItsTransactionWhileALaterHoldersRequestCommittedFailsAtItsCommit() throws Exception {
         assertThat(race("/inventory/sku-2", "sku-2")).as("the paused request's status").isEqualTo(409);
         assertThat(this.stock.count("sku-2")).as("only the later request's take is in the table").isEqualTo(9);
@@ -217,6 +228,12 @@ class FencingTokenHeaderIntegrationTests {
             return "taken";
         }
 
+        @PostMapping("/inventory/{sku}/fenced")
+        String takeFenced(@PathVariable String sku) {
+            this.stock.takeFenced(sku);
+            return "taken";
+        }
+
         @PostMapping("/unfenced/{sku}")
         String takeUnfenced(@PathVariable String sku, @RequestParam(defaultValue = "caller") String writer) {
             this.stock.take(sku, writer);
@@ -255,6 +272,12 @@ class FencingTokenHeaderIntegrationTests {
             this.read.countDown();
             await(resume);
             this.jdbc.update("UPDATE stock SET items = ?, writer = ? WHERE sku = ?", items - 1, writer, sku);
+        }
+
+        @Redlocked(key = "stock:#{#sku}", ttl = "10s", fenced = true)
+        @Transactional
+        public void takeFenced(String sku) {
+            take(sku, "fenced");
         }
 
         public void add(String sku, int items) {
