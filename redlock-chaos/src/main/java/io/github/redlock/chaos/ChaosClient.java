@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.redlock.core.NodeStatus;
@@ -40,6 +41,9 @@ public final class ChaosClient {
     /** The longest of the short holds. */
     private static final long SHORT_HOLD_MILLIS = 10;
 
+    /** How many failed writes to the storage the process's log shows. */
+    private static final int STORAGE_ERRORS_SHOWN = 20;
+
     private final ChaosSettings settings;
 
     private final int index;
@@ -59,6 +63,8 @@ public final class ChaosClient {
     private final Redlock leaderLock;
 
     private final Storage storage;
+
+    private final AtomicInteger storageErrors = new AtomicInteger();
 
     private final Writer history;
 
@@ -85,7 +91,7 @@ public final class ChaosClient {
             this.candidate = null;
             this.leaderLock = null;
         }
-        this.storage = new Storage(settings.storage());
+        this.storage = Storage.open(settings.storage(), settings.storageFence(), settings.storageConnections());
         this.history = Files.newBufferedWriter(settings.directory().resolve("history-" + index + ".tsv"), StandardCharsets.UTF_8);
     }
 
@@ -279,9 +285,18 @@ public final class ChaosClient {
 
     private void write(int thread, String lockKey, RedlockLease lease, long fencingToken) {
         long sent = System.nanoTime();
-        long[] outcome = this.storage.write(lockKey, lease.token(), fencingToken);
-        record(new History.Write(this.index, thread, lockKey, lease.token(), fencingToken, sent, System.nanoTime(), outcome[0],
-                outcome[1] == 1));
+        Storage.Outcome outcome;
+        try {
+            outcome = this.storage.write(lockKey, lease.token(), fencingToken);
+        }
+        catch (RuntimeException ex) {
+            if (this.storageErrors.incrementAndGet() <= STORAGE_ERRORS_SHOWN) { // the storage's log says what landed
+                System.out.println("write to the storage failed: " + ex);
+            }
+            throw ex;
+        }
+        record(new History.Write(this.index, thread, lockKey, lease.token(), fencingToken, sent, System.nanoTime(), outcome.seq(),
+                outcome.accepted()));
     }
 
     private void record(History.Operation operation) {

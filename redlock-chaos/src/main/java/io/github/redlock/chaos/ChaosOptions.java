@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.redlock.core.RestartQuarantine;
+import io.github.redlock.fencing.JdbcFence;
 
 /**
  * How a chaos run is made.
@@ -38,10 +39,13 @@ import io.github.redlock.core.RestartQuarantine;
  * @param leaseRepairs whether the clients' Redlocks repair long leases on nodes restarted empty ({@code false} for the
  * control of {@link FaultKind#ROLLING_RESTART_ALL}: the client processes then run with the core's internal switch
  * {@value #NO_LEASE_REPAIRS}{@code =true})
+ * @param storageFence whether the storage refuses a write whose fencing token is below the lock's fence
+ * ({@link JdbcFence#advance} in the write's transaction on PostgreSQL); {@code false} for its control, in which fenced
+ * holders still draw and record their tokens but the storage accepts their writes unchecked
  */
 record ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults,
         Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
-        boolean sentinelConfirmation, boolean leader, boolean leaseRepairs) {
+        boolean sentinelConfirmation, boolean leader, boolean leaseRepairs, boolean storageFence) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -95,6 +99,14 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
         kinds = EnumSet.copyOf(kinds);
     }
 
+    /** Options with the storage's fence on, as every run but its control has it. */
+    ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
+            double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
+            boolean sentinelConfirmation, boolean leader, boolean leaseRepairs) {
+        this(seed, clients, threads, shortClients, faultSeconds, faults, kinds, longHolds, quarantine, fencing, directory, maxTtlMillis,
+                sentinelConfirmation, leader, leaseRepairs, true);
+    }
+
     /** Options without a leader election, with lease repairs on, as the clients run them unless told otherwise. */
     ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
             double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
@@ -126,7 +138,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * {@code chaos.sentinelConfirmation} ({@code true}; {@code false} for the control of {@link FaultKind#DEPOSED_MASTER}),
      * {@code chaos.leader} (when blank, whether {@link FaultKind#ROLLING_RESTART_ALL} is among the faults, which proves
      * something only with it), {@code chaos.leaseRepairs} ({@code true}; {@code false} for the control of
-     * {@link FaultKind#ROLLING_RESTART_ALL}).
+     * {@link FaultKind#ROLLING_RESTART_ALL}), {@code chaos.storageFence} ({@code true}; {@code false} for the control of the
+     * storage's fence).
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
@@ -149,7 +162,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
                 Boolean.parseBoolean(blankTo(System.getProperty("chaos.sentinelConfirmation"), "true")),
                 Boolean.parseBoolean(blankTo(System.getProperty("chaos.leader"),
                         Boolean.toString(faultKinds.contains(FaultKind.ROLLING_RESTART_ALL)))),
-                Boolean.parseBoolean(blankTo(System.getProperty("chaos.leaseRepairs"), "true")));
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.leaseRepairs"), "true")),
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.storageFence"), "true")));
     }
 
     private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {
@@ -173,14 +187,14 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions in(Path other) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
-                this.leaseRepairs);
+                this.leaseRepairs, this.storageFence);
     }
 
     /** The same options with another max-ttl (the short clients get a quarter of it). */
     ChaosOptions withMaxTtl(long millis) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, millis, this.sentinelConfirmation, this.leader,
-                this.leaseRepairs);
+                this.leaseRepairs, this.storageFence);
     }
 
     /**
@@ -190,14 +204,14 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions withSentinelConfirmation(boolean confirmation) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, confirmation, this.leader,
-                this.leaseRepairs);
+                this.leaseRepairs, this.storageFence);
     }
 
     /** The same options with or without the leader election ({@link LeaderCandidate}). */
     ChaosOptions withLeader(boolean election) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, election,
-                this.leaseRepairs);
+                this.leaseRepairs, this.storageFence);
     }
 
     /**
@@ -206,7 +220,17 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions withLeaseRepairs(boolean repairs) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
-                repairs);
+                repairs, this.storageFence);
+    }
+
+    /**
+     * The same options with the storage's fence on or off ({@code false}: its control, in which the storage accepts a
+     * stale holder's write although it carries its token).
+     */
+    ChaosOptions withStorageFence(boolean fence) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
+                this.leaseRepairs, fence);
     }
 
     /**

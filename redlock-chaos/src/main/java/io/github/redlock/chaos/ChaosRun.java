@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.Capabilities;
@@ -19,7 +21,8 @@ import io.github.redlock.test.RedisNode;
 /**
  * A chaos run: five real nodes (the last standalone one under {@code libfaketime} when installed; a Sentinel group in
  * place of a standalone node when the run may draw {@link FaultKind#FAILOVER}, and a Redis Cluster in place of another
- * when it may draw {@link FaultKind#CLUSTER_FAILOVER}, after the standalone ones), a storage node, and several
+ * when it may draw {@link FaultKind#CLUSTER_FAILOVER}, after the standalone ones), the storage (a PostgreSQL whose
+ * fenced writes {@code JdbcFence} guards: {@link StorageServer}), and several
  * client processes ({@link ChaosClient}; when the run may draw {@link FaultKind#DEPOSED_MASTER}, the Sentinel group is
  * there too, and client {@link ClientPaths#CLIENT} reaches the sentinels and two standalone nodes through proxies of
  * this run, {@link ClientPaths}) that lock contended keys and write to the storage (and, when asked for, run for leader:
@@ -58,15 +61,17 @@ public final class ChaosRun {
                 + " threads (max-ttl by client " + options.clientMaxTtlMillis() + " ms), " + options.faultSeconds() + " s of faults "
                 + options.faults() + ", locks " + options.kinds() + ", quarantine " + options.quarantine() + ", fencing "
                 + options.fencing() + (options.sentinelConfirmation() ? "" : ", sentinel confirmation OFF")
-                + (options.leader() ? ", a leader election" : "") + (options.leaseRepairs() ? "" : ", lease repairs OFF") + ", in "
+                + (options.leader() ? ", a leader election" : "") + (options.leaseRepairs() ? "" : ", lease repairs OFF")
+                + (options.storageFence() ? "" : ", the storage's fence OFF") + ", in "
                 + directory.toAbsolutePath());
         List<RedisNode> nodes = new ArrayList<>();
-        RedisNode storageNode = null;
+        CompletableFuture<StorageServer> storageStart = null;
         List<Process> clients = new ArrayList<>();
         SentinelFailover group = null;
         ClusterFailover cluster = null;
         ClientPaths paths = null;
         try {
+            storageStart = CompletableFuture.supplyAsync(StorageServer::start); // PostgreSQL's start beside the nodes'
             boolean failover = options.faults().contains(FaultKind.FAILOVER) || options.faults().contains(FaultKind.DEPOSED_MASTER);
             boolean clusterFailover = options.faults().contains(FaultKind.CLUSTER_FAILOVER);
             Path clockFile = startStandalone(5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0), directory, nodes);
@@ -84,9 +89,9 @@ public final class ChaosRun {
                 paths = ClientPaths.start(nodes, uris.size() - (uris.size() / 2 + 1), group.group());
                 clientNodes = Map.of(ClientPaths.CLIENT, paths.nodeUris(nodes.stream().map(RedisNode::uri).toList(), group.uri(), uris));
             }
-            storageNode = RedisNode.start();
+            StorageServer storage = started(storageStart);
             Path clientProperties = directory.resolve("client.properties");
-            settings(options, uris, clientNodes, storageNode.uri(), directory).store(clientProperties);
+            settings(options, uris, clientNodes, storage.uri(), directory).store(clientProperties);
             for (int i = 0; i < options.clients(); i++) {
                 clients.add(startClient(clientProperties, i, directory, options.clientSwitches()));
             }
@@ -100,10 +105,8 @@ public final class ChaosRun {
             awaitExit(clients);
             long runEnd = System.nanoTime();
             writeFaults(directory.resolve("faults.tsv"), faults.injected());
-            try (Storage storage = new Storage(storageNode.uri())) {
-                storage.dump(directory.resolve("storage.tsv"));
-            }
-            writeRun(directory.resolve("run.properties"), options, runStart, faultsEnd, runEnd);
+            storage.dump(directory.resolve("storage.tsv"));
+            writeRun(directory.resolve("run.properties"), options, storage.description(), runStart, faultsEnd, runEnd);
         }
         finally {
             clients.forEach(Process::destroyForcibly);
@@ -111,9 +114,24 @@ public final class ChaosRun {
             nodes.forEach(RedisNode::close);
             Optional.ofNullable(group).ifPresent(SentinelFailover::close);
             Optional.ofNullable(cluster).ifPresent(ClusterFailover::close);
-            Optional.ofNullable(storageNode).ifPresent(RedisNode::close);
+            Optional.ofNullable(storageStart).ifPresent(ChaosRun::closeStorage);
         }
         return HistoryChecker.checkAndWrite(directory);
+    }
+
+    /** The storage's server once it started, or its start's failure. */
+    private static StorageServer started(CompletableFuture<StorageServer> start) {
+        try {
+            return start.join();
+        }
+        catch (CompletionException ex) {
+            throw (ex.getCause() instanceof RuntimeException failure) ? failure : ex;
+        }
+    }
+
+    /** Stops the storage's server once its start ended (at once if it had), whether the run got to use it or not. */
+    private static void closeStorage(CompletableFuture<StorageServer> start) {
+        Optional.ofNullable(start.handle((server, failure) -> server).join()).ifPresent(StorageServer::close);
     }
 
     /** What the client processes are told: the nodes (some processes' own lists among them), the storage, how to lock. */
@@ -121,7 +139,8 @@ public final class ChaosRun {
             Path directory) {
         return new ChaosSettings(List.copyOf(uris), clientNodes, storage, options.threads(), ChaosOptions.KEYS, ChaosOptions.MIN_TTL_MILLIS,
                 options.maxTtlMillis(), options.clientMaxTtlMillis(), ChaosOptions.WAIT_MILLIS, List.copyOf(options.kinds()),
-                options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath(), options.leader());
+                options.longHolds(), options.fencing(), options.quarantine(), options.seed(), directory.toAbsolutePath(), options.leader(),
+                options.storageFence());
     }
 
     /** Creates the run's directory, or empties it of an earlier run's files. */
@@ -235,7 +254,8 @@ public final class ChaosRun {
         }
     }
 
-    private static void writeRun(Path file, ChaosOptions options, long runStart, long faultsEnd, long runEnd) throws IOException {
+    private static void writeRun(Path file, ChaosOptions options, String storage, long runStart, long faultsEnd, long runEnd)
+            throws IOException {
         Properties run = new Properties();
         run.setProperty("seed", Long.toString(options.seed()));
         run.setProperty("clients", Integer.toString(options.clients()));
@@ -250,6 +270,8 @@ public final class ChaosRun {
         run.setProperty("sentinelConfirmation", Boolean.toString(options.sentinelConfirmation()));
         run.setProperty("leader", Boolean.toString(options.leader()));
         run.setProperty("leaseRepairs", Boolean.toString(options.leaseRepairs()));
+        run.setProperty("storage", storage);
+        run.setProperty("storageFence", Boolean.toString(options.storageFence()));
         run.setProperty("runStartNanos", Long.toString(runStart));
         run.setProperty("faultsEndNanos", Long.toString(faultsEnd));
         run.setProperty("runEndNanos", Long.toString(runEnd));

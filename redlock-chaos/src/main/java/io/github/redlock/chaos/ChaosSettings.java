@@ -20,7 +20,7 @@ import io.github.redlock.core.RestartQuarantine;
  * @param clientNodes the node URIs of some client processes, by index, in the order of {@code nodes} (the same nodes,
  * some through the run's proxies: {@link ClientPaths}); empty when every process reaches the nodes directly. Stored as
  * {@code nodes.<index>}: a file without any is read as before
- * @param storage the storage node's URI
+ * @param storage where the storage is ({@link Storage#open}): a {@code jdbc:postgresql:} URL or a {@code redis://} URI
  * @param threads threads per client process
  * @param keys keys per kind of lock (few, so that clients contend)
  * @param minTtlMillis the shortest ttl drawn
@@ -37,16 +37,29 @@ import io.github.redlock.core.RestartQuarantine;
  * @param directory the run's directory, for histories and the stop file
  * @param leader whether every client process also runs a candidate of the leader election ({@link LeaderCandidate}); a
  * file without it is read as {@code false}
+ * @param storageFence whether the storage checks the fencing tokens of writes ({@code false}: the control of its fence);
+ * a file without it is read as {@code true}
  */
 record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes, String storage, int threads, int keys, long minTtlMillis,
         long maxTtlMillis, List<Long> clientMaxTtlMillis, long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing,
-        RestartQuarantine quarantine, long seed, Path directory, boolean leader) {
+        RestartQuarantine quarantine, long seed, Path directory, boolean leader, boolean storageFence) {
 
     /** The prefix of a client process's own node list in {@code client.properties}: {@code nodes.<index>}. */
     private static final String CLIENT_NODES = "nodes.";
 
+    /** The storage connections of all client processes together: {@link #storageConnections()}. */
+    static final int STORAGE_CONNECTIONS = 40;
+
     ChaosSettings {
         clientNodes = Map.copyOf(clientNodes);
+    }
+
+    /** Settings with the storage's fence on, as every run but its control has it. */
+    ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes, String storage, int threads, int keys, long minTtlMillis,
+            long maxTtlMillis, List<Long> clientMaxTtlMillis, long waitMillis, List<History.Kind> kinds, double longHolds, boolean fencing,
+            RestartQuarantine quarantine, long seed, Path directory, boolean leader) {
+        this(nodes, clientNodes, storage, threads, keys, minTtlMillis, maxTtlMillis, clientMaxTtlMillis, waitMillis, kinds, longHolds,
+                fencing, quarantine, seed, directory, leader, true);
     }
 
     /** Reads the settings that {@link #store} wrote. */
@@ -69,7 +82,8 @@ record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes,
                 java.util.Arrays.stream(properties.getProperty("kinds").split(",")).map(History.Kind::valueOf).toList(),
                 Double.parseDouble(properties.getProperty("longHolds")), Boolean.parseBoolean(properties.getProperty("fencing")),
                 RestartQuarantine.valueOf(properties.getProperty("quarantine")), Long.parseLong(properties.getProperty("seed")),
-                Path.of(properties.getProperty("directory")), Boolean.parseBoolean(properties.getProperty("leader", "false")));
+                Path.of(properties.getProperty("directory")), Boolean.parseBoolean(properties.getProperty("leader", "false")),
+                Boolean.parseBoolean(properties.getProperty("storageFence", "true")));
     }
 
     /** Writes the settings for the client processes, which {@link #load} them. */
@@ -91,6 +105,7 @@ record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes,
         properties.setProperty("seed", Long.toString(this.seed));
         properties.setProperty("directory", this.directory.toString());
         properties.setProperty("leader", Boolean.toString(this.leader));
+        properties.setProperty("storageFence", Boolean.toString(this.storageFence));
         try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             properties.store(out, "chaos client settings");
         }
@@ -99,6 +114,14 @@ record ChaosSettings(List<String> nodes, Map<Integer, List<String>> clientNodes,
     /** The node URIs the given client process locks on: its own list when it has one, else {@link #nodes()}. */
     List<String> nodes(int client) {
         return this.clientNodes.getOrDefault(client, this.nodes);
+    }
+
+    /**
+     * How many connections to the storage each client process keeps: one per thread, within the {@value #STORAGE_CONNECTIONS}
+     * that the processes share (the test's PostgreSQL allows 50).
+     */
+    int storageConnections() {
+        return Math.max(1, Math.min(this.threads, STORAGE_CONNECTIONS / this.clientMaxTtlMillis.size()));
     }
 
     /** The {@code maxTtl} of the given client process. */

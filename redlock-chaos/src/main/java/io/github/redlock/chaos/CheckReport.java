@@ -39,8 +39,10 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
     /**
      * The run's options as {@code run.properties} gave them, and its duration.
      * @param maxTtls each client process's {@code maxTtl}, e.g. {@code "0: 2000 ms, 1: 500 ms"}
+     * @param storage what the storage was and whether its fence was on, e.g. {@code "PostgreSQL 15.14, fence on"}
      */
-    record Run(String seed, long durationMillis, String clients, String threads, String maxTtls, String fencing, String quarantine) {
+    record Run(String seed, long durationMillis, String clients, String threads, String maxTtls, String fencing, String quarantine,
+            String storage) {
     }
 
     /** The writes the storage accepted and refused. */
@@ -55,6 +57,16 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
     /** How many violations of the given kind the run has. */
     long violations(Violation.Kind kind) {
         return this.violationCounts.getOrDefault(kind, 0L);
+    }
+
+    /** The stale writes on fenced locks ({@code f:}) that the storage accepted: {@link Violation.Kind#STALE_WRITE}s. */
+    long staleFencedWritesAccepted() {
+        return violations(Violation.Kind.STALE_WRITE);
+    }
+
+    /** The writes on fenced locks ({@code f:}) that the storage's fence refused. */
+    long fencedWritesRefused() {
+        return this.writes.getOrDefault("f:", new Writes(0, 0)).refused();
     }
 
     /** Every acquisition of the history, whatever its outcome. */
@@ -102,6 +114,7 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
         figures.add(figure("Clients x threads", this.run.clients + " x " + this.run.threads));
         figures.add(figure("Max-ttl by client", this.run.maxTtls));
         figures.add(figure("Fencing, quarantine", this.run.fencing + ", " + this.run.quarantine));
+        figures.add(figure("Storage", this.run.storage));
         figures.add(figure("Acquisitions", operations() + " (" + grantCount() + " granted, " + this.refused + " refused, "
                 + this.errors + " errors)"));
         figures.add(figure("Grants by kind", this.grants.isEmpty() ? "none" : counts(this.grants)));
@@ -112,6 +125,9 @@ record CheckReport(Run run, Map<History.Kind, Long> grants, long refused, long e
             .collect(Collectors.joining(", "));
         figures.add(figure("Writes", accepted + " accepted, " + refusedWrites + " refused"
                 + (byPrefix.isEmpty() ? "" : " (accepted/refused by lock: " + byPrefix + ")")));
+        Writes fenced = this.writes.getOrDefault("f:", new Writes(0, 0));
+        figures.add(figure("Fenced writes (f:)", fenced.accepted() + " accepted, " + fenced.refused() + " refused by the storage's fence, "
+                + staleFencedWritesAccepted() + " stale accepted"));
         figures.add(figure("Accepted writes with an unknown lease token", Long.toString(this.writesWithUnknownLease)));
         figures.add(figure("Faults injected", this.faults.values().stream().mapToLong(Long::longValue).sum()
                 + (this.faults.isEmpty() ? "" : " (" + counts(this.faults) + ")")));

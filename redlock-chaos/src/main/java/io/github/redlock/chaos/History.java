@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
  * <ul>
  * <li>{@code history-<client>.tsv}: the client's operations ({@link Operation}), storage writes ({@link Write}) and, when
  * the run holds a leader election, its candidate's events ({@link Lead});</li>
- * <li>{@code storage.tsv}: every write the storage node received, in its own order ({@link StoredWrite});</li>
+ * <li>{@code storage.tsv}: every write the storage logged, accepted or refused, in its own order ({@link StoredWrite});</li>
  * <li>{@code faults.tsv}: the faults injected ({@link Fault});</li>
  * <li>{@code run.properties}: the run's options and its times ({@code runStartNanos}, {@code faultsEndNanos},
  * {@code runEndNanos}, {@code maxTtlMillis}, {@code waitMillis}, {@code seed}, ...).</li>
@@ -141,7 +141,7 @@ final class History {
     }
 
     /**
-     * A write as the storage node recorded it, in its own order: {@code <seq> <lockKey> <leaseToken>
+     * A write as the storage logged it, in its own order: {@code <seq> <lockKey> <leaseToken>
      * <fencingToken> <accepted>}. A fencing token of -1 means the write carried none (unfenced locks, or fencing
      * off): the storage accepts it unchecked.
      */

@@ -115,7 +115,8 @@ final class HistoryChecker {
         Properties p = this.files.properties;
         CheckReport.Run run = new CheckReport.Run(p.getProperty("seed", "?"), (this.runEnd - this.runStart) / 1_000_000,
                 p.getProperty("clients", "?"), p.getProperty("threads", "?"), maxTtls(p), p.getProperty("fencing", "?"),
-                p.getProperty("quarantine", "?"));
+                p.getProperty("quarantine", "?"), p.getProperty("storage", "?") + ", fence "
+                        + (Boolean.parseBoolean(p.getProperty("storageFence", "true")) ? "on" : "OFF"));
         FaultWindows windows = new FaultWindows(this.files.faults);
         LongStream.Builder under = LongStream.builder();
         LongStream.Builder without = LongStream.builder();
@@ -198,38 +199,53 @@ final class HistoryChecker {
     }
 
     /**
-     * Walks the writes in the storage's order, keeping per lock the accepted write whose holder was granted last:
-     * an accepted write from a holder granted before that one (another lease) is stale. On fenced locks
-     * ({@code f:}) the storage should have refused it; on the others nothing could.
+     * Walks the writes in the storage's order (its {@code seq}: for one lock, the order its writes committed in), keeping
+     * per lock the accepted write whose holder was granted last: an accepted write from a holder granted before that one
+     * (another lease) is stale. On fenced locks ({@code f:}) the storage should have refused it, and it should have refused
+     * as well a write whose fencing token is below one it accepted earlier for the lock (a check of the storage's order
+     * and the tokens alone, with no clock); on the others nothing could.
      */
     private StaleWrites checkStaleWrites() {
         Map<String, Operation> grantOfLease = new HashMap<>();
         this.grantsByKey.values().forEach((grants) -> grants.forEach((op) -> grantOfLease.put(op.leaseToken(), op)));
         Map<String, long[]> writes = new TreeMap<>();
         Map<String, StoredWrite> latest = new HashMap<>();
+        Map<String, StoredWrite> highestToken = new HashMap<>();
         long withoutToken = 0;
         long unknownLease = 0;
         for (StoredWrite write : this.files.storage) {
             String key = write.lockKey();
             writes.computeIfAbsent(key.substring(0, key.indexOf(':') + 1), (prefix) -> new long[2])[write.accepted() ? 0 : 1]++;
-            Operation holder = grantOfLease.get(write.leaseToken());
-            if (!write.accepted() || holder == null) {
-                unknownLease += (write.accepted() && holder == null) ? 1 : 0;
+            if (!write.accepted()) {
                 continue;
             }
+            StoredWrite highest = (key.startsWith("f:") && write.fencingToken() >= 0)
+                    ? highestToken.merge(key, write, (a, b) -> (b.fencingToken() > a.fencingToken()) ? b : a) : null;
+            Operation holder = grantOfLease.get(write.leaseToken());
             StoredWrite last = latest.get(key);
             Operation lastHolder = (last != null) ? grantOfLease.get(last.leaseToken()) : null;
-            if (lastHolder == null || holder.endNanos() >= lastHolder.endNanos() || holder.leaseToken().equals(lastHolder.leaseToken())) {
-                latest.put(key, write);
+            if (holder != null && lastHolder != null && holder.endNanos() < lastHolder.endNanos()
+                    && !holder.leaseToken().equals(lastHolder.leaseToken())) {
+                if (key.startsWith("f:")) {
+                    violation(Violation.Kind.STALE_WRITE, key, String.format(Locale.ROOT,
+                            "write seq %d (fencing token %d) of %s, granted at %s ms, accepted after write seq %d (fencing token %d) of %s, granted later at %s ms",
+                            write.seq(), write.fencingToken(), who(holder), ms(holder.endNanos()), last.seq(), last.fencingToken(),
+                            who(lastHolder), ms(lastHolder.endNanos())));
+                }
+                else {
+                    withoutToken++;
+                }
             }
-            else if (!key.startsWith("f:")) {
-                withoutToken++;
+            else if (highest != null && highest.fencingToken() > write.fencingToken()) {
+                violation(Violation.Kind.STALE_WRITE, key, String.format(Locale.ROOT,
+                        "write seq %d with fencing token %d (lease %s) accepted after write seq %d with the higher token %d (lease %s)",
+                        write.seq(), write.fencingToken(), write.leaseToken(), highest.seq(), highest.fencingToken(), highest.leaseToken()));
+            }
+            else if (holder == null) {
+                unknownLease++;
             }
             else {
-                violation(Violation.Kind.STALE_WRITE, key, String.format(Locale.ROOT,
-                        "write seq %d (fencing token %d) of %s, granted at %s ms, accepted after write seq %d (fencing token %d) of %s, granted later at %s ms",
-                        write.seq(), write.fencingToken(), who(holder), ms(holder.endNanos()), last.seq(), last.fencingToken(),
-                        who(lastHolder), ms(lastHolder.endNanos())));
+                latest.put(key, write);
             }
         }
         Map<String, CheckReport.Writes> byPrefix = new TreeMap<>();

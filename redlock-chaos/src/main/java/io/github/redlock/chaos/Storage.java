@@ -1,88 +1,53 @@
 package io.github.redlock.chaos;
 
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
 
 /**
- * The storage that lock holders write to: a separate {@code redis-server}, not one of the lock's nodes. It
- * orders every write (a sequence number) and keeps a log of them; a write that carries a fencing token is
- * accepted only if the token is not older than the newest one it accepted for that lock, as a database that
- * checks fencing tokens would. A write without a token (-1) is accepted unchecked.
+ * The storage that lock holders write to, apart from the lock's nodes: a PostgreSQL table ({@link PostgresStorage}), or,
+ * on a machine without PostgreSQL, a {@code redis-server} ({@link RedisStorage}). Every write is numbered in the
+ * storage's own order, and the number is logged with the write; a write that carries a fencing token is accepted only if
+ * no later holder's token was accepted for its lock before it (the storage's fence), unless the run turned that check
+ * off for its control. A write without a token (-1) is accepted unchecked: that is the control that shows what the
+ * fence prevents. One instance per client process, shared by its threads.
  */
-final class Storage implements AutoCloseable {
+interface Storage extends AutoCloseable {
 
-    /** KEYS[1]: the lock key; ARGV: lease token, fencing token (-1: none). Returns {seq, accepted}. */
-    private static final String WRITE = """
-            local seq = redis.call('incr', 'storage:seq')
-            local fence = tonumber(ARGV[2])
-            local accepted = 1
-            if fence >= 0 then
-                local last = tonumber(redis.call('hget', 'storage:fence', KEYS[1]) or '-1')
-                if fence < last then
-                    accepted = 0
-                else
-                    redis.call('hset', 'storage:fence', KEYS[1], ARGV[2])
-                end
-            end
-            if accepted == 1 then
-                redis.call('hset', 'storage:value', KEYS[1], ARGV[1])
-            end
-            redis.call('rpush', 'storage:log', seq .. '\\t' .. KEYS[1] .. '\\t' .. ARGV[1] .. '\\t' .. ARGV[2] .. '\\t' .. accepted)
-            return {seq, accepted}
-            """;
-
-    private static final int DUMP_CHUNK = 10_000;
-
-    private final RedisClient client;
-
-    private final StatefulRedisConnection<String, String> connection;
-
-    private final String sha;
-
-    Storage(String uri) {
-        this.client = RedisClient.create(uri);
-        this.connection = this.client.connect(StringCodec.UTF8);
-        this.sha = this.connection.sync().scriptLoad(WRITE);
+    /**
+     * Opens the storage at {@code uri}: a {@code jdbc:postgresql:} URL or a {@code redis://} URI, as {@link StorageServer}
+     * gives it.
+     * @param uri where the storage is
+     * @param fence whether writes with a fencing token are checked against the lock's fence ({@code false}: the control,
+     * in which they are accepted unchecked like writes without one)
+     * @param connections how many connections the process keeps (one per thread that writes)
+     * @return the storage, ready for writes
+     */
+    static Storage open(String uri, boolean fence, int connections) {
+        return uri.startsWith("jdbc:") ? new PostgresStorage(uri, fence, connections) : new RedisStorage(uri, fence);
     }
 
     /**
-     * Writes on behalf of a lock holder.
-     * @return the storage's sequence number of the write, and whether it was accepted
+     * Writes on behalf of a lock holder, in one transaction of the storage.
+     * @param lockKey the lock the holder holds ({@code f:3}, {@code x:1}, ...)
+     * @param leaseToken the holder's lease token
+     * @param fencingToken the holder's fencing token, or -1 when it has none
+     * @return the storage's number of the write, and whether it was accepted
      */
-    long[] write(String lockKey, String leaseToken, long fencingToken) {
-        List<Long> reply = this.connection.sync().evalsha(this.sha, ScriptOutputType.MULTI, new String[] { lockKey }, leaseToken,
-                Long.toString(fencingToken));
-        return new long[] { reply.get(0), reply.get(1) };
-    }
+    Outcome write(String lockKey, String leaseToken, long fencingToken);
 
-    /** Writes the storage's log, in its order, as {@code storage.tsv} lines. */
-    void dump(Path file) throws IOException {
-        RedisCommands<String, String> sync = this.connection.sync();
-        long size = sync.llen("storage:log");
-        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            for (long from = 0; from < size; from += DUMP_CHUNK) {
-                for (String line : sync.lrange("storage:log", from, Math.min(size, from + DUMP_CHUNK) - 1)) {
-                    out.write(line);
-                    out.write('\n');
-                }
-            }
-        }
-    }
+    /** Writes the storage's log of writes, in its order, as {@code storage.tsv} lines ({@link History.StoredWrite}). */
+    void dump(Path file) throws IOException;
 
     @Override
-    public void close() {
-        this.connection.close();
-        this.client.shutdown();
+    void close();
+
+    /**
+     * A write as the storage answered it.
+     * @param seq the write's number in the storage's order: of two accepted writes to one lock, the one committed later has
+     * the larger number
+     * @param accepted whether it was written (else its fencing token was below the lock's fence)
+     */
+    record Outcome(long seq, boolean accepted) {
     }
 
 }

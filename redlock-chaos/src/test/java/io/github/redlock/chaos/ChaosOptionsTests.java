@@ -77,6 +77,18 @@ class ChaosOptionsTests {
     }
 
     @Test
+    void theStoragesFenceIsOnUnlessTurnedOffAndKeptByTheOtherChanges() {
+        assertThat(options(42, 3, 0).storageFence()).isTrue();
+        ChaosOptions control = options(42, 3, 0).withStorageFence(false);
+        assertThat(control.storageFence()).isFalse();
+        assertThat(control.fencing()).as("the holders still draw their tokens").isTrue();
+        assertThat(control.withMaxTtl(4_000).in(Path.of("target/chaos/other")).withLeader(true).withLeaseRepairs(false)
+            .withSentinelConfirmation(false).storageFence()).isFalse();
+        assertThat(control.clientSwitches()).as("no switch of the core: the storage is the run's").isEmpty();
+        assertThat(control.withStorageFence(true)).isEqualTo(options(42, 3, 0));
+    }
+
+    @Test
     void aRunOfRollingRestartsOfEveryNodeHoldsALeaderElectionUnlessToldOtherwise() {
         assertThat(fromProperties("ROLLING_RESTART_ALL", "", "")).satisfies((options) -> {
             assertThat(options.faults()).containsExactly(FaultKind.ROLLING_RESTART_ALL);

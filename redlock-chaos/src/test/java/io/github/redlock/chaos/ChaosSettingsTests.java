@@ -67,6 +67,34 @@ class ChaosSettingsTests {
         assertThat(loaded).isEqualTo(settings(Map.of(), false));
     }
 
+    @Test
+    void theControlOfTheStoragesFenceTellsItsClientsAndAFileWithoutItKeepsTheFenceOn() throws Exception {
+        Path file = this.directory.resolve("client.properties");
+        ChaosSettings control = withStorageFence(settings(Map.of()), false);
+        control.store(file);
+        assertThat(Files.readString(file)).contains("storageFence=false");
+        assertThat(ChaosSettings.load(file)).isEqualTo(control);
+        // As a run before the storage's fence could be turned off wrote it.
+        Files.write(file, Files.readAllLines(file).stream().filter((line) -> !line.startsWith("storageFence=")).toList());
+        assertThat(ChaosSettings.load(file).storageFence()).isTrue();
+        assertThat(ChaosSettings.load(file)).isEqualTo(settings(Map.of()));
+    }
+
+    @Test
+    void everyClientProcessKeepsAConnectionToTheStoragePerThreadWithinWhatTheServerAllowsThemAll() {
+        assertThat(settings(Map.of()).storageConnections()).as("2 threads, 2 processes").isEqualTo(2);
+        ChaosSettings many = new ChaosSettings(NODES, Map.of(), "jdbc:postgresql://127.0.0.1:5432/postgres?user=redlock", 16, 8, 100,
+                2_000, java.util.Collections.nCopies(8, 2_000L), 2_000, List.of(History.Kind.FENCED), 1.0, true, RestartQuarantine.AUTO, 42,
+                this.directory, false);
+        assertThat(many.storageConnections()).as("16 threads, 8 processes").isEqualTo(ChaosSettings.STORAGE_CONNECTIONS / 8);
+    }
+
+    private static ChaosSettings withStorageFence(ChaosSettings s, boolean fence) {
+        return new ChaosSettings(s.nodes(), s.clientNodes(), s.storage(), s.threads(), s.keys(), s.minTtlMillis(), s.maxTtlMillis(),
+                s.clientMaxTtlMillis(), s.waitMillis(), s.kinds(), s.longHolds(), s.fencing(), s.quarantine(), s.seed(), s.directory(),
+                s.leader(), fence);
+    }
+
     private ChaosSettings settings(Map<Integer, List<String>> clientNodes) {
         return settings(clientNodes, false);
     }

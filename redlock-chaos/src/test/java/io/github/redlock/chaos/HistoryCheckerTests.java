@@ -133,6 +133,24 @@ class HistoryCheckerTests {
     }
 
     @Test
+    void aFencedWriteAcceptedWithATokenBelowOneTheStorageAcceptedBeforeIsAViolationWhateverTheClocksSay() throws IOException {
+        // In the order of the grants' returns, "late" is the later holder; but the storage accepted its lower token after
+        // the higher one, which its fence must refuse whoever holds what.
+        grant(1, "f:1", Kind.FENCED, "early", 7, 0, 100, 1_100, 300);
+        grant(2, "f:1", Kind.FENCED, "late", 5, 0, 400, 1_400, 600);
+        write("f:1", "early", 7, true);
+        write("f:1", "late", 5, true);
+        write("f:1", "gone", 6, true); // a holder whose grant the history lacks (its process was killed): the tokens suffice
+        CheckReport report = check();
+        assertThat(report.staleFencedWritesAccepted()).isEqualTo(2);
+        assertThat(report.violationDetails()).extracting(Violation::detail).containsExactly(
+                "write seq 2 with fencing token 5 (lease late) accepted after write seq 1 with the higher token 7 (lease early)",
+                "write seq 3 with fencing token 6 (lease gone) accepted after write seq 1 with the higher token 7 (lease early)");
+        assertThat(report.writesWithUnknownLease()).isZero();
+        assertThat(report.text()).contains("Fenced writes (f:): 3 accepted, 0 refused by the storage's fence, 2 stale accepted");
+    }
+
+    @Test
     void aStaleWriteAcceptedOnAnUnfencedLockIsCountedAsTheLimitNotAsAViolation() throws IOException {
         grant(1, "x:1", Kind.EXCLUSIVE, "old", -1, 0, 100, 1_100, 1_100);
         grant(2, "x:1", Kind.EXCLUSIVE, "new", -1, 0, 1_200, 2_200, 1_300);
@@ -154,6 +172,8 @@ class HistoryCheckerTests {
         CheckReport report = check();
         assertThat(report.hasViolations()).isFalse();
         assertThat(report.writes()).containsEntry("f:", new CheckReport.Writes(2, 1));
+        assertThat(report.fencedWritesRefused()).isEqualTo(1);
+        assertThat(report.staleFencedWritesAccepted()).isZero();
         assertThat(report.writesWithUnknownLease()).isEqualTo(1);
     }
 
