@@ -183,14 +183,8 @@ public final class DatabaseServer implements AutoCloseable {
                 delete(this.directory);
                 throw new IllegalStateException(this.kind + " exited with " + this.process.exitValue() + " before it answered; its log:\n" + log);
             }
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", this.port), 200);
-                if (this.kind == Kind.MARIADB || Files.exists(this.directory.resolve(".s.PGSQL." + this.port))) {
-                    return;
-                }
-            }
-            catch (IOException ex) {
-                // not listening yet
+            if (acceptsSessions()) {
+                return;
             }
             try {
                 Thread.sleep(100);
@@ -202,6 +196,32 @@ public final class DatabaseServer implements AutoCloseable {
         }
         close();
         throw new IllegalStateException(this + " did not accept connections within " + START_BOUND.toSeconds() + " s");
+    }
+
+    /**
+     * Whether the server takes sessions now, not only connections: PostgreSQL listens (and refuses sessions with "the
+     * database system is starting up") before it is ready, and says it is ready in its {@code postmaster.pid} (its
+     * eighth line, {@code ready}); MariaDB logs "ready for connections" once it is.
+     */
+    private boolean acceptsSessions() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", this.port), 200);
+        }
+        catch (IOException ex) {
+            return false; // not listening yet
+        }
+        try {
+            if (this.kind == Kind.POSTGRESQL) {
+                Path pid = this.directory.resolve("data").resolve("postmaster.pid");
+                List<String> lines = Files.exists(pid) ? Files.readAllLines(pid, StandardCharsets.UTF_8) : List.of();
+                return lines.size() >= 8 && lines.get(7).trim().equals("ready");
+            }
+            Path log = this.directory.resolve("server.log");
+            return Files.exists(log) && Files.readString(log, StandardCharsets.UTF_8).contains("ready for connections");
+        }
+        catch (IOException ex) {
+            return false; // being written
+        }
     }
 
     private static @Nullable Path installer(Path bin) {
