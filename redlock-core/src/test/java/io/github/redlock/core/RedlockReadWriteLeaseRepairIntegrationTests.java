@@ -46,14 +46,29 @@ class RedlockReadWriteLeaseRepairIntegrationTests {
             awaitTrue(Duration.ofSeconds(30), () -> first.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP));
             RedlockLease writer = first.acquireWrite("report", MAX_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(10));
             RedlockLease reader = first.acquireRead("prices", MAX_TTL, Duration.ZERO).autoExtend(Duration.ofMinutes(10));
+            int writersRepaired = 0;
+            int readersRepaired = 0;
             for (int i = 0; i < 2; i++) {
-                restartAndAwaitVoting(first, i);
                 int node = i;
-                awaitTrue(Duration.ofSeconds(10), () -> writer.token().equals(this.nodes.get(node, "redlock:report\u00FFwriter")));
-                awaitTrue(Duration.ofSeconds(10), () -> this.nodes.members(node, "redlock:prices\u00FFreaders").contains(reader.token()));
+                // A node repairs only what it held before its restart: a quorum granted each lease, and on a loaded machine
+                // a third node's grant may have come too late to count (then it holds nothing of it, rightly).
+                boolean writerHeld = writer.token().equals(this.nodes.get(node, "redlock:report\u00FFwriter"));
+                boolean readerHeld = this.nodes.members(node, "redlock:prices\u00FFreaders").contains(reader.token());
+                restartAndAwaitVoting(first, i);
+                if (writerHeld) {
+                    awaitTrue(Duration.ofSeconds(10), () -> writer.token().equals(this.nodes.get(node, "redlock:report\u00FFwriter")));
+                    writersRepaired++;
+                }
+                if (readerHeld) {
+                    awaitTrue(Duration.ofSeconds(10), () -> this.nodes.members(node, "redlock:prices\u00FFreaders").contains(reader.token()));
+                    readersRepaired++;
+                }
                 assertThat(writer.lost()).as("the write lease after the restart of node %d", i).isNotDone();
                 assertThat(reader.lost()).as("the read lease after the restart of node %d", i).isNotDone();
             }
+            // Each lease stood on two of the three nodes at least, so at least one of the two restarted nodes held it.
+            assertThat(writersRepaired).as("writer's keys written back").isPositive();
+            assertThat(readersRepaired).as("reader's entries written back").isPositive();
             assertThat(second.tryAcquireWrite("report", MAX_TTL)).as("a second writer of the written lock").isEmpty();
             assertThat(second.tryAcquireRead("report", MAX_TTL)).as("a reader of the written lock").isEmpty();
             assertThat(second.tryAcquireWrite("prices", MAX_TTL)).as("a writer of the read lock").isEmpty();
