@@ -50,6 +50,12 @@ public final class Capabilities {
      */
     public static final String NODE_REDLOCK = "node-redlock";
 
+    /**
+     * Network namespaces ({@link NetworkHost}: root and iproute2's {@code ip}), for the partition tests and the chaos
+     * run's partition faults.
+     */
+    public static final String NETNS = "netns";
+
     private Capabilities() {
     }
 

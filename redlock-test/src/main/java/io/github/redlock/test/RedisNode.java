@@ -52,15 +52,24 @@ public final class RedisNode implements AutoCloseable {
     /** What the node runs as: a standalone server, a cluster node or a sentinel. */
     private final Launch launchSpec;
 
+    /** The network namespace the node runs in, or null for this one (on loopback). */
+    private final @Nullable NetworkHost host;
+
     private RedisNode(Path directory) {
         this(directory, null, java.util.Map.of(), Launch.STANDALONE);
     }
 
     private RedisNode(Path directory, @Nullable Path binary, java.util.Map<String, String> environment, Launch launchSpec) {
+        this(directory, binary, environment, launchSpec, null);
+    }
+
+    private RedisNode(Path directory, @Nullable Path binary, java.util.Map<String, String> environment, Launch launchSpec,
+            @Nullable NetworkHost host) {
         this.directory = directory;
         this.binary = binary;
         this.environment = java.util.Map.copyOf(environment);
         this.launchSpec = launchSpec;
+        this.host = host;
     }
 
     /**
@@ -90,6 +99,27 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode startShipped(java.util.Map<String, String> environment) {
         RedisNode node = new RedisNode(createDirectory(), RedisServerBinary.extractShipped(), environment, Launch.STANDALONE);
+        node.launch(0);
+        node.awaitReady();
+        return node;
+    }
+
+    /**
+     * Starts a node in a network namespace of its own ({@link NetworkHost}), listening on every address of it, and waits
+     * until it answers {@code PING} at the harness's address. {@link #uri()} and {@link #hostAndPort()} name that address;
+     * each client reaches the node at {@link NetworkHost#addressFor(int)} on the same {@link #port()}, over a link that
+     * {@link NetworkHost#cut(int)} cuts alone. The node stays in the namespace across restarts; closing it does not close
+     * the host.
+     * @param host the namespace to run in
+     * @param environment variables to add to the process's environment, e.g. a preloaded library
+     * @param shipped whether to run the binary shipped in {@code embedded-redis} (as {@link #startShipped}) rather than
+     * this machine's
+     * @return the running node
+     * @throws IllegalStateException when it does not start
+     */
+    public static RedisNode startIn(NetworkHost host, java.util.Map<String, String> environment, boolean shipped) {
+        RedisNode node = new RedisNode(createDirectory(), shipped ? RedisServerBinary.extractShipped() : null, environment,
+                Launch.STANDALONE, host);
         node.launch(0);
         node.awaitReady();
         return node;
@@ -154,7 +184,7 @@ public final class RedisNode implements AutoCloseable {
         if (index < 0) {
             throw new IllegalStateException(this + " serves no TLS: start it with RedisNode.startTls(certificates)");
         }
-        return "rediss://127.0.0.1:" + this.launchSpec.options().get(index + 1);
+        return "rediss://" + address() + ":" + this.launchSpec.options().get(index + 1);
     }
 
     /**
@@ -185,19 +215,33 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Returns the node's URI as Lettuce understands it, e.g. {@code redis://127.0.0.1:41234}.
+     * Returns the node's URI as Lettuce understands it, e.g. {@code redis://127.0.0.1:41234} (the harness's address of
+     * its {@link NetworkHost} for a node started in one).
      * @return the URI
      */
     public String uri() {
-        return "redis://127.0.0.1:" + this.port;
+        return "redis://" + address() + ":" + this.port;
     }
 
     /**
-     * Returns {@code 127.0.0.1:port}, the form in which lock errors name a node.
+     * Returns {@code 127.0.0.1:port} (or the harness's address of its {@link NetworkHost}), the form in which lock
+     * errors name a node.
      * @return host and port
      */
     public String hostAndPort() {
-        return "127.0.0.1:" + this.port;
+        return address() + ":" + this.port;
+    }
+
+    /**
+     * Returns the network namespace the node runs in.
+     * @return its host, or null when it runs on this machine's loopback
+     */
+    public @Nullable NetworkHost host() {
+        return this.host;
+    }
+
+    private String address() {
+        return (this.host != null) ? this.host.address() : "127.0.0.1";
     }
 
     /**
@@ -338,8 +382,8 @@ public final class RedisNode implements AutoCloseable {
             if (this.cutOff != null) {
                 return;
             }
-            java.net.Socket control = Resp.open(this.port, 2000);
-            java.net.Socket filler = Resp.open(this.port, 2000);
+            java.net.Socket control = Resp.open(address(), this.port, 2000);
+            java.net.Socket filler = Resp.open(address(), this.port, 2000);
             // A subscribed connection is of type pubsub, so the kill of every normal client below spares it.
             Resp.command(filler, "SUBSCRIBE", "redlock-test:cut-off");
             expectOk(Resp.command(control, "CONFIG", "SET", "maxclients", "2"), "CONFIG SET maxclients");
@@ -456,7 +500,7 @@ public final class RedisNode implements AutoCloseable {
             try {
                 // Our own log must say so: when two nodes drew the same free port, the one that lost the bind
                 // is still alive for a moment, and the PING would be answered by the other one.
-                if (readLog().contains(this.launchSpec.readyLine()) && Resp.command(this.port, 200, "PING").equals("+PONG")) {
+                if (readLog().contains(this.launchSpec.readyLine()) && Resp.command(address(), this.port, 200, "PING").equals("+PONG")) {
                     this.pinnedPort = true;
                     return;
                 }
@@ -476,11 +520,17 @@ public final class RedisNode implements AutoCloseable {
         int chosen = (requestedPort != 0) ? requestedPort : this.launchSpec.freePort().getAsInt();
         Path binary = (this.binary != null) ? this.binary : RedisServerBinary.get();
         List<String> command = new java.util.ArrayList<>();
+        if (this.host != null) {
+            command.addAll(this.host.exec());
+        }
         command.add(binary.toString());
         command.addAll(this.launchSpec.leadingArguments());
         command.addAll(List.of("--port", String.valueOf(chosen),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
                 "--daemonize", "no", "--dir", this.directory.toString(), "--logfile", ""));
+        if (this.host != null) {
+            command.addAll(List.of("--bind", "0.0.0.0")); // every address of its namespace: the harness's and each client's
+        }
         command.addAll(this.launchSpec.options());
         command.addAll(List.of(serverOptions)); // later options win
         ProcessBuilder builder = new ProcessBuilder(command)
@@ -505,7 +555,7 @@ public final class RedisNode implements AutoCloseable {
      */
     @Nullable Object call(String... command) {
         try {
-            return Resp.call(this.port, 2000, command);
+            return Resp.call(address(), this.port, 2000, command);
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Node " + hostAndPort() + " did not answer " + String.join(" ", command), ex);
@@ -514,7 +564,7 @@ public final class RedisNode implements AutoCloseable {
 
     private String send(String... command) {
         try {
-            return Resp.command(this.port, 2000, command);
+            return Resp.command(address(), this.port, 2000, command);
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Node " + hostAndPort() + " did not answer " + command[0], ex);

@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Resp {
 
+    private static final String LOOPBACK = InetAddress.getLoopbackAddress().getHostAddress();
+
     private Resp() {
     }
 
@@ -32,7 +34,12 @@ final class Resp {
      * @throws IOException when the node does not answer in time
      */
     static String command(int port, int timeoutMillis, String... args) throws IOException {
-        try (Socket socket = open(port, timeoutMillis)) {
+        return command(LOOPBACK, port, timeoutMillis, args);
+    }
+
+    /** {@link #command(int, int, String...)} to a node at another address, e.g. in a {@link NetworkHost}. */
+    static String command(String host, int port, int timeoutMillis, String... args) throws IOException {
+        try (Socket socket = open(host, port, timeoutMillis)) {
             return command(socket, args);
         }
     }
@@ -45,9 +52,14 @@ final class Resp {
      * @throws IOException when the node cannot be reached
      */
     static Socket open(int port, int timeoutMillis) throws IOException {
+        return open(LOOPBACK, port, timeoutMillis);
+    }
+
+    /** {@link #open(int, int)} to a node at another address, e.g. in a {@link NetworkHost}. */
+    static Socket open(String host, int port, int timeoutMillis) throws IOException {
         Socket socket = new Socket();
         try {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), timeoutMillis);
+            socket.connect(new InetSocketAddress(host, port), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);
             return socket;
         }
@@ -79,7 +91,12 @@ final class Resp {
      * @throws IOException when the node does not answer in time
      */
     static @Nullable Object call(int port, int timeoutMillis, String... args) throws IOException {
-        try (Socket socket = open(port, timeoutMillis)) {
+        return call(LOOPBACK, port, timeoutMillis, args);
+    }
+
+    /** {@link #call(int, int, String...)} to a node at another address, e.g. in a {@link NetworkHost}. */
+    static @Nullable Object call(String host, int port, int timeoutMillis, String... args) throws IOException {
+        try (Socket socket = open(host, port, timeoutMillis)) {
             write(socket, args);
             return readReply(socket);
         }

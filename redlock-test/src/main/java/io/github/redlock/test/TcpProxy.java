@@ -65,7 +65,8 @@ public final class TcpProxy implements AutoCloseable {
      * @return the proxy, forwarding
      */
     public static TcpProxy to(RedisNode node) {
-        return to("127.0.0.1", node.port());
+        String hostAndPort = node.hostAndPort(); // the harness's address of a node in a NetworkHost
+        return to(hostAndPort.substring(0, hostAndPort.lastIndexOf(':')), node.port());
     }
 
     /**
