@@ -34,7 +34,8 @@ import io.github.redlock.core.RedlockLease;
  * It locks on its own node list when the run gave it one ({@link ChaosSettings#nodes(int)}): the same nodes, some through
  * the run's proxies. When the run holds a leader election ({@link ChaosSettings#leader()}), one more thread runs for
  * leader ({@link LeaderCandidate}) on a Redlock of its own. Another writes which nodes the process counts every 100 ms
- * ({@link ClientVotes}), so that the run can wait for a restarted node's quarantine to be over for every client.
+ * ({@link ClientVotes}), so that the run can wait for a restarted node's quarantine to be over for every client, and one
+ * more starts the newcomers the run asks for ({@link Newcomer}): Redlocks built mid-run that lock for a while.
  */
 public final class ChaosClient {
 
@@ -120,6 +121,9 @@ public final class ChaosClient {
         Thread votes = new Thread(this::reportVotes, "chaos-" + this.index + "-votes");
         votes.start();
         threads.add(votes);
+        Thread newcomers = new Thread(this::runNewcomers, "chaos-" + this.index + "-newcomers");
+        newcomers.start();
+        threads.add(newcomers);
         if (this.candidate != null) {
             Thread candidate = new Thread(() -> this.candidate.run(this.leaderLock), "chaos-" + this.index + "-leader");
             candidate.start();
@@ -153,7 +157,7 @@ public final class ChaosClient {
         while (!Files.exists(stop)) {
             History.Kind kind = kinds[random.nextInt(kinds.length)];
             try {
-                once(thread, kind, random);
+                once(this.plain, thread, kind, random);
             }
             catch (RuntimeException ex) {
                 // Recorded by once(); a client goes on whatever a node does.
@@ -161,7 +165,67 @@ public final class ChaosClient {
         }
     }
 
-    private void once(int thread, History.Kind kind, SplittableRandom random) {
+    /**
+     * Runs each newcomer the run asks this process for ({@link Newcomer}), one at a time, until the run stops: a Redlock
+     * built then, as the process's own, whose threads take the exclusive locks for the newcomer's time, then closed.
+     */
+    private void runNewcomers() {
+        Path stop = this.settings.directory().resolve("stop");
+        int last = 0;
+        while (!Files.exists(stop)) {
+            Optional<Newcomer> next = Newcomer.next(this.settings.directory(), this.index, last);
+            if (next.isPresent()) {
+                last = next.get().sequence();
+                runNewcomer(next.get(), stop);
+            }
+            else {
+                sleepQuietly(20);
+            }
+        }
+    }
+
+    private void runNewcomer(Newcomer newcomer, Path stop) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(newcomer.millis());
+        System.out.println("newcomer " + newcomer.sequence() + " starts, for " + newcomer.millis() + " ms");
+        try (Redlock fresh = Redlock.builder().nodes(this.settings.nodes(this.index)).maxTtl(Duration.ofMillis(this.maxTtlMillis))
+                .restartQuarantine(this.settings.quarantine()).keyPrefix(History.Kind.EXCLUSIVE.keyPrefix()).build()) {
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < this.settings.threads(); t++) {
+                int thread = Newcomer.THREADS_PER_SEQUENCE * newcomer.sequence() + t;
+                SplittableRandom random = new SplittableRandom(this.settings.seed() * 1_000_003L + this.index * 1_009L + thread);
+                Thread worker = new Thread(() -> {
+                    while (System.nanoTime() - end < 0 && !Files.exists(stop)) {
+                        try {
+                            once(fresh, thread, History.Kind.EXCLUSIVE, random);
+                        }
+                        catch (RuntimeException ex) {
+                            // Recorded by once().
+                        }
+                    }
+                }, "chaos-" + this.index + "-newcomer-" + thread);
+                worker.start();
+                workers.add(worker);
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        System.out.println("newcomer " + newcomer.sequence() + " ends");
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void once(Redlock plain, int thread, History.Kind kind, SplittableRandom random) {
         String lockKey = kind.lockKey(random.nextInt(this.settings.keys()));
         // An extended lease gets a short ttl, so that it is extended several times while held.
         long maxTtl = (kind == History.Kind.EXTENDED) ? Math.min(this.maxTtlMillis, 3 * this.settings.minTtlMillis())
@@ -173,9 +237,9 @@ public final class ChaosClient {
         Optional<RedlockLease> acquired;
         try {
             acquired = switch (kind) {
-                case EXCLUSIVE, EXTENDED -> this.plain.tryAcquire(lockKey, ttl, wait);
-                case READ -> this.plain.tryAcquireRead(lockKey, ttl, wait);
-                case WRITE -> this.plain.tryAcquireWrite(lockKey, ttl, wait);
+                case EXCLUSIVE, EXTENDED -> plain.tryAcquire(lockKey, ttl, wait);
+                case READ -> plain.tryAcquireRead(lockKey, ttl, wait);
+                case WRITE -> plain.tryAcquireWrite(lockKey, ttl, wait);
                 case FENCED -> this.fenced.tryAcquire(lockKey, ttl, wait);
             };
         }

@@ -42,10 +42,13 @@ import io.github.redlock.fencing.JdbcFence;
  * @param storageFence whether the storage refuses a write whose fencing token is below the lock's fence
  * ({@link JdbcFence#advance} in the write's transaction on PostgreSQL); {@code false} for its control, in which fenced
  * holders still draw and record their tokens but the storage accepts their writes unchecked
+ * @param formerRecordReads whether the clients read and confirm the restart records as before the quorum-intersection
+ * rule ({@code true} only for the control of the partition faults, {@link FaultKind#PARTITIONED_RESTART}: the client
+ * processes then run with the core's internal switch {@value #FORMER_RECORD_READS}{@code =true})
  */
 record ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults,
         Set<History.Kind> kinds, double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
-        boolean sentinelConfirmation, boolean leader, boolean leaseRepairs, boolean storageFence) {
+        boolean sentinelConfirmation, boolean leader, boolean leaseRepairs, boolean storageFence, boolean formerRecordReads) {
 
     /** Keys per kind of lock: few, so that every key is contended. */
     static final int KEYS = 8;
@@ -79,6 +82,12 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      */
     static final String NO_LEASE_REPAIRS = "redlock.internal.no-lease-repairs";
 
+    /**
+     * The core's internal JVM system property that brings back the restart records' reads from before the
+     * quorum-intersection rule, for controls only ({@code RestartGuard.FORMER_READS_PROPERTY} in redlock-core).
+     */
+    static final String FORMER_RECORD_READS = "redlock.internal.former-record-reads";
+
     ChaosOptions {
         if (maxTtlMillis < 4 * MIN_TTL_MILLIS) {
             throw new IllegalArgumentException("a chaos run's max-ttl must be at least " + 4 * MIN_TTL_MILLIS
@@ -97,6 +106,18 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
             throw new IllegalArgumentException("a chaos run needs at least one kind of lock, e.g. " + EnumSet.allOf(History.Kind.class));
         }
         kinds = EnumSet.copyOf(kinds);
+        if (faults.contains(FaultKind.DEPOSED_MASTER) && faults.stream().anyMatch(FaultKind::partitions)) {
+            throw new IllegalArgumentException("chaos.faults: DEPOSED_MASTER and the partition faults (PARTITION, PARTITIONED_RESTART) cannot "
+                    + "share a run: each gives client processes paths of their own to the nodes; run them apart");
+        }
+    }
+
+    /** Options with the restart records read by the quorum-intersection rule, as every run but the partition control has them. */
+    ChaosOptions(long seed, int clients, int threads, int shortClients, long faultSeconds, Set<FaultKind> faults, Set<History.Kind> kinds,
+            double longHolds, RestartQuarantine quarantine, boolean fencing, Path directory, long maxTtlMillis,
+            boolean sentinelConfirmation, boolean leader, boolean leaseRepairs, boolean storageFence) {
+        this(seed, clients, threads, shortClients, faultSeconds, faults, kinds, longHolds, quarantine, fencing, directory, maxTtlMillis,
+                sentinelConfirmation, leader, leaseRepairs, storageFence, false);
     }
 
     /** Options with the storage's fence on, as every run but its control has it. */
@@ -139,7 +160,7 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * {@code chaos.leader} (when blank, whether {@link FaultKind#ROLLING_RESTART_ALL} is among the faults, which proves
      * something only with it), {@code chaos.leaseRepairs} ({@code true}; {@code false} for the control of
      * {@link FaultKind#ROLLING_RESTART_ALL}), {@code chaos.storageFence} ({@code true}; {@code false} for the control of the
-     * storage's fence).
+     * storage's fence), {@code chaos.formerRecordReads} ({@code false}; {@code true} for the control of the partition faults).
      * @param defaultSeconds the fault phase's length when neither minutes nor seconds are set
      */
     static ChaosOptions fromSystemProperties(long defaultSeconds) {
@@ -163,7 +184,8 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
                 Boolean.parseBoolean(blankTo(System.getProperty("chaos.leader"),
                         Boolean.toString(faultKinds.contains(FaultKind.ROLLING_RESTART_ALL)))),
                 Boolean.parseBoolean(blankTo(System.getProperty("chaos.leaseRepairs"), "true")),
-                Boolean.parseBoolean(blankTo(System.getProperty("chaos.storageFence"), "true")));
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.storageFence"), "true")),
+                Boolean.parseBoolean(blankTo(System.getProperty("chaos.formerRecordReads"), "false")));
     }
 
     private static <E extends Enum<E>> Set<E> parse(Class<E> type, String names, String property) {
@@ -187,14 +209,14 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions in(Path other) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, other, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
-                this.leaseRepairs, this.storageFence);
+                this.leaseRepairs, this.storageFence, this.formerRecordReads);
     }
 
     /** The same options with another max-ttl (the short clients get a quarter of it). */
     ChaosOptions withMaxTtl(long millis) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, millis, this.sentinelConfirmation, this.leader,
-                this.leaseRepairs, this.storageFence);
+                this.leaseRepairs, this.storageFence, this.formerRecordReads);
     }
 
     /**
@@ -204,14 +226,14 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions withSentinelConfirmation(boolean confirmation) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, confirmation, this.leader,
-                this.leaseRepairs, this.storageFence);
+                this.leaseRepairs, this.storageFence, this.formerRecordReads);
     }
 
     /** The same options with or without the leader election ({@link LeaderCandidate}). */
     ChaosOptions withLeader(boolean election) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, election,
-                this.leaseRepairs, this.storageFence);
+                this.leaseRepairs, this.storageFence, this.formerRecordReads);
     }
 
     /**
@@ -220,7 +242,7 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions withLeaseRepairs(boolean repairs) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
-                repairs, this.storageFence);
+                repairs, this.storageFence, this.formerRecordReads);
     }
 
     /**
@@ -230,7 +252,17 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
     ChaosOptions withStorageFence(boolean fence) {
         return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
                 this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
-                this.leaseRepairs, fence);
+                this.leaseRepairs, fence, this.formerRecordReads);
+    }
+
+    /**
+     * The same options with the restart records read as before the quorum-intersection rule or by it ({@code true}: the
+     * control of the partition faults).
+     */
+    ChaosOptions withFormerRecordReads(boolean former) {
+        return new ChaosOptions(this.seed, this.clients, this.threads, this.shortClients, this.faultSeconds, this.faults, this.kinds,
+                this.longHolds, this.quarantine, this.fencing, this.directory, this.maxTtlMillis, this.sentinelConfirmation, this.leader,
+                this.leaseRepairs, this.storageFence, former);
     }
 
     /**
@@ -244,6 +276,9 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
         }
         if (!this.leaseRepairs) {
             switches.add("-D" + NO_LEASE_REPAIRS + "=true");
+        }
+        if (this.formerRecordReads) {
+            switches.add("-D" + FORMER_RECORD_READS + "=true");
         }
         return List.copyOf(switches);
     }

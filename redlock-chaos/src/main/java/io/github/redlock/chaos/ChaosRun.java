@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.Capabilities;
+import io.github.redlock.test.NetworkHost;
 import io.github.redlock.test.RedisNode;
 
 /**
@@ -25,7 +26,9 @@ import io.github.redlock.test.RedisNode;
  * fenced writes {@code JdbcFence} guards: {@link StorageServer}), and several
  * client processes ({@link ChaosClient}; when the run may draw {@link FaultKind#DEPOSED_MASTER}, the Sentinel group is
  * there too, and client {@link ClientPaths#CLIENT} reaches the sentinels and two standalone nodes through proxies of
- * this run, {@link ClientPaths}) that lock contended keys and write to the storage (and, when asked for, run for leader:
+ * this run, {@link ClientPaths}; when it may draw a partition fault, every standalone node runs in a network namespace of
+ * its own that each client reaches over a link of its own, {@link NetworkHost}) that lock contended keys and write to the
+ * storage (and, when asked for, run for leader:
  * {@link LeaderCandidate}) while faults are injected ({@link Faults}, which may wait for what the clients count:
  * {@link ClientVotes}) on a seeded schedule; then a quiet tail for the liveness check, and the
  * {@link HistoryChecker} over the merged history. {@code main} runs one from system properties
@@ -62,7 +65,8 @@ public final class ChaosRun {
                 + options.faults() + ", locks " + options.kinds() + ", quarantine " + options.quarantine() + ", fencing "
                 + options.fencing() + (options.sentinelConfirmation() ? "" : ", sentinel confirmation OFF")
                 + (options.leader() ? ", a leader election" : "") + (options.leaseRepairs() ? "" : ", lease repairs OFF")
-                + (options.storageFence() ? "" : ", the storage's fence OFF") + ", in "
+                + (options.storageFence() ? "" : ", the storage's fence OFF")
+                + (options.formerRecordReads() ? ", restart records read as before the quorum-intersection rule" : "") + ", in "
                 + directory.toAbsolutePath());
         List<RedisNode> nodes = new ArrayList<>();
         CompletableFuture<StorageServer> storageStart = null;
@@ -70,11 +74,13 @@ public final class ChaosRun {
         SentinelFailover group = null;
         ClusterFailover cluster = null;
         ClientPaths paths = null;
+        List<NetworkHost> hosts = null;
         try {
             storageStart = CompletableFuture.supplyAsync(StorageServer::start); // PostgreSQL's start beside the nodes'
             boolean failover = options.faults().contains(FaultKind.FAILOVER) || options.faults().contains(FaultKind.DEPOSED_MASTER);
             boolean clusterFailover = options.faults().contains(FaultKind.CLUSTER_FAILOVER);
-            Path clockFile = startStandalone(5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0), directory, nodes);
+            hosts = partitionHosts(options, 5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0));
+            Path clockFile = startStandalone(5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0), directory, nodes, hosts);
             List<String> uris = new ArrayList<>(nodes.stream().map(RedisNode::uri).toList());
             if (failover) { // a Sentinel group in place of a standalone node, for the failover faults
                 group = SentinelFailover.start();
@@ -89,6 +95,9 @@ public final class ChaosRun {
                 paths = ClientPaths.start(nodes, uris.size() - (uris.size() / 2 + 1), group.group());
                 clientNodes = Map.of(ClientPaths.CLIENT, paths.nodeUris(nodes.stream().map(RedisNode::uri).toList(), group.uri(), uris));
             }
+            if (hosts != null) { // every client reaches each standalone node over a link of its own
+                clientNodes = linkUris(nodes, uris, options.clients());
+            }
             StorageServer storage = started(storageStart);
             Path clientProperties = directory.resolve("client.properties");
             settings(options, uris, clientNodes, storage.uri(), directory).store(clientProperties);
@@ -99,6 +108,9 @@ public final class ChaosRun {
             long runStart = System.nanoTime();
             Faults faults = new Faults(nodes, group, cluster, paths, new ClientVotes(directory, clients), clients, clockFile,
                     options.maxTtlMillis());
+            if (hosts != null) {
+                faults.partitions(hosts, directory);
+            }
             long faultsEnd = injectFaults(options, faults, runStart);
             Faults.sleep(options.tailMillis());
             Files.writeString(directory.resolve("stop"), "stop");
@@ -114,6 +126,7 @@ public final class ChaosRun {
             nodes.forEach(RedisNode::close);
             Optional.ofNullable(group).ifPresent(SentinelFailover::close);
             Optional.ofNullable(cluster).ifPresent(ClusterFailover::close);
+            Optional.ofNullable(hosts).ifPresent((made) -> made.forEach(NetworkHost::close));
             Optional.ofNullable(storageStart).ifPresent(ChaosRun::closeStorage);
         }
         return HistoryChecker.checkAndWrite(directory);
@@ -155,12 +168,56 @@ public final class ChaosRun {
     }
 
     /**
-     * Starts the standalone nodes of the lock into {@code nodes}, the last under libfaketime when it is installed.
+     * A network namespace for each standalone node when the run may draw a partition fault and namespaces can be made
+     * here; null otherwise, when the partition faults are skipped with a message (or the run fails, where the build
+     * requires them: {@link Capabilities#NETNS}).
+     */
+    private static List<NetworkHost> partitionHosts(ChaosOptions options, int standalone) {
+        if (options.faults().stream().noneMatch(FaultKind::partitions)) {
+            return null;
+        }
+        if (!NetworkHost.available()) {
+            if (Capabilities.required(Capabilities.NETNS)) {
+                throw new IllegalStateException("network namespaces cannot be made here (run as root with iproute2), and this build "
+                        + "requires the partition faults (" + Capabilities.VARIABLE + ")");
+            }
+            System.out.println("network namespaces cannot be made here (run as root with iproute2): the partition faults are skipped");
+            return null;
+        }
+        List<NetworkHost> hosts = new ArrayList<>();
+        try {
+            for (int i = 0; i < standalone; i++) {
+                hosts.add(NetworkHost.create(options.clients()));
+            }
+        }
+        catch (RuntimeException ex) {
+            hosts.forEach(NetworkHost::close);
+            throw ex;
+        }
+        return hosts;
+    }
+
+    /** Each client's node list: its own link's address for each standalone node, the others' URIs as they are. */
+    private static Map<Integer, List<String>> linkUris(List<RedisNode> nodes, List<String> uris, int clients) {
+        Map<Integer, List<String>> byClient = new java.util.HashMap<>();
+        for (int client = 0; client < clients; client++) {
+            List<String> mine = new ArrayList<>(uris);
+            for (RedisNode node : nodes) {
+                mine.set(uris.indexOf(node.uri()), "redis://" + node.host().addressFor(client) + ":" + node.port());
+            }
+            byClient.put(client, List.copyOf(mine));
+        }
+        return byClient;
+    }
+
+    /**
+     * Starts the standalone nodes of the lock into {@code nodes}, the last under libfaketime when it is installed, each in
+     * its host when {@code hosts} is not null.
      * @return the file of the faked clock's offset, or null without libfaketime
      */
-    private static Path startStandalone(int count, Path directory, List<RedisNode> nodes) throws IOException {
+    private static Path startStandalone(int count, Path directory, List<RedisNode> nodes, List<NetworkHost> hosts) throws IOException {
         for (int i = 0; i < count - 1; i++) {
-            nodes.add(RedisNode.start());
+            nodes.add((hosts != null) ? RedisNode.startIn(hosts.get(i), Map.of(), false) : RedisNode.start());
         }
         Path faketime = faketime().orElse(null);
         if (faketime == null) {
@@ -169,13 +226,14 @@ public final class ChaosRun {
                         + "faults (" + Capabilities.VARIABLE + ")");
             }
             System.out.println("libfaketime is not installed (apt-get install libfaketime): the clock faults are skipped");
-            nodes.add(RedisNode.start());
+            nodes.add((hosts != null) ? RedisNode.startIn(hosts.get(count - 1), Map.of(), false) : RedisNode.start());
             return null;
         }
         Path clockFile = directory.resolve("clock-offset");
         Files.writeString(clockFile, "+0s\n");
-        nodes.add(RedisNode.startShipped(Map.of("LD_PRELOAD", faketime.toString(), "FAKETIME_TIMESTAMP_FILE",
-                clockFile.toAbsolutePath().toString(), "FAKETIME_NO_CACHE", "1")));
+        Map<String, String> faked = Map.of("LD_PRELOAD", faketime.toString(), "FAKETIME_TIMESTAMP_FILE", clockFile.toAbsolutePath().toString(),
+                "FAKETIME_NO_CACHE", "1");
+        nodes.add((hosts != null) ? RedisNode.startIn(hosts.get(count - 1), faked, true) : RedisNode.startShipped(faked));
         return clockFile;
     }
 
@@ -272,6 +330,7 @@ public final class ChaosRun {
         run.setProperty("leaseRepairs", Boolean.toString(options.leaseRepairs()));
         run.setProperty("storage", storage);
         run.setProperty("storageFence", Boolean.toString(options.storageFence()));
+        run.setProperty("formerRecordReads", Boolean.toString(options.formerRecordReads()));
         run.setProperty("runStartNanos", Long.toString(runStart));
         run.setProperty("faultsEndNanos", Long.toString(faultsEnd));
         run.setProperty("runEndNanos", Long.toString(runEnd));

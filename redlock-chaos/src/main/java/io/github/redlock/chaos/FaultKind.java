@@ -115,7 +115,39 @@ enum FaultKind {
      * ({@link ChaosOptions#leaseRepairs()}). Within the model: one node out at a time. Not drawn unless asked for (see
      * {@link #safe()}).
      */
-    ROLLING_RESTART_ALL;
+    ROLLING_RESTART_ALL,
+
+    /**
+     * One client process loses its network links to some of the standalone nodes (one to all of them, drawn), which every
+     * other client still reaches, for 0.2 s to two longest ttls and a second; in half of them one standalone node (drawn
+     * among all) is restarted empty meanwhile. The nodes run in network namespaces of their own ({@link
+     * io.github.redlock.test.NetworkHost}), each client reaching each node over a veth link of its own, and a cut link drops
+     * every packet silently both ways: connections hang until their timeouts. Within the model for that client while it
+     * keeps a majority; beyond it (unavailable to it, not unsafe) when it does not. Needs root and iproute2: a run
+     * that cannot make namespaces skips the partition faults with a message. Not drawn unless asked for.
+     */
+    PARTITION,
+
+    /**
+     * The read-quorum hole of the restart quarantine (issue 38), with the nodes and the client drawn: a minority of the
+     * nodes, {@code D}, is killed while the clients lock on the others, {@code M}; a client process loses its links to all
+     * of {@code M} but one node {@code v}; {@code D} come back empty and {@code v} is restarted empty at once; then that
+     * client starts a Redlock it never ran before (a newcomer: an instance deployed meanwhile), which reaches only
+     * {@code v} and {@code D}, a bare majority, and locks with it for two longest ttls and a quarantine, after which the
+     * links come back. The records of {@code v}'s former process are on {@code M}'s other nodes, which the newcomer cannot
+     * read; {@code D} and {@code v} hold none. A check that decided on answers from any {@code floor(N/2)} nodes let
+     * {@code v} vote at once for the newcomer while another client's lease on {@code M} was valid; the quorum-intersection
+     * rule leaves it undecided (too few trusted readers), fail closed. The control reads as before
+     * ({@link ChaosOptions#formerRecordReads()}). Only in a run whose every node is standalone (needs five or more for the
+     * hole: three leave no minority to kill beside the cut). Needs namespaces, as {@link #PARTITION}; not drawn unless
+     * asked for.
+     */
+    PARTITIONED_RESTART;
+
+    /** Whether the fault cuts network links between client processes and nodes ({@link io.github.redlock.test.NetworkHost}). */
+    boolean partitions() {
+        return this == PARTITION || this == PARTITIONED_RESTART;
+    }
 
     /**
      * The faults a run draws from by default: all under which the lock must stay safe, so not {@link #CLOCK_JUMP}, but
@@ -123,11 +155,12 @@ enum FaultKind {
      * Sentinel group, a Redis Cluster) in the place of a standalone node, which the other faults leave alone, so that
      * {@link #EVERY_NODE_RESTART} would no longer restart every node. Nor {@link #ROLLING_RESTART_ALL}: one takes some
      * 30 s (five quarantines and the waits after them), it proves something only with the leader election, and a kind
-     * more in the default deck would give every seed written down so far another schedule.
+     * more in the default deck would give every seed written down so far another schedule. Nor the partition faults
+     * ({@link #PARTITION}, {@link #PARTITIONED_RESTART}), which need root, for the same reason.
      */
     static java.util.Set<FaultKind> safe() {
         return java.util.EnumSet.complementOf(java.util.EnumSet.of(CLOCK_JUMP, FAILOVER, CLUSTER_FAILOVER, DEPOSED_MASTER,
-                ROLLING_RESTART_ALL));
+                ROLLING_RESTART_ALL, PARTITION, PARTITIONED_RESTART));
     }
 
 }

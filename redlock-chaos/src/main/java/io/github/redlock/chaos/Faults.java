@@ -11,6 +11,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import io.github.redlock.test.NetworkHost;
 import io.github.redlock.test.RedisNode;
 
 /**
@@ -26,7 +27,10 @@ import io.github.redlock.test.RedisNode;
  * a majority, which is over every node of the lock. When it may draw {@link FaultKind#DEPOSED_MASTER}, it has the
  * Sentinel group too, and one client process reaches two standalone nodes and the sentinels through proxies
  * ({@link ClientPaths}) that this class silences and restores. {@link FaultKind#ROLLING_RESTART_ALL} restarts each node
- * once every client process counts the one before again, as the processes say ({@link ClientVotes}).
+ * once every client process counts the one before again, as the processes say ({@link ClientVotes}). When it may draw
+ * the partition faults ({@link FaultKind#PARTITION}, {@link FaultKind#PARTITIONED_RESTART}), every standalone node runs
+ * in a network namespace of its own ({@link NetworkHost}) that each client process reaches over a link of its own, which
+ * this class cuts and heals ({@link #partitions}).
  */
 final class Faults {
 
@@ -73,6 +77,15 @@ final class Faults {
     private final List<History.Fault> injected = new ArrayList<>();
 
     private long clockOffsetSeconds;
+
+    /** Each standalone node's host, by index, or null when the run makes no partitions. */
+    private List<NetworkHost> hosts;
+
+    /** The run's directory, where a client process finds the newcomers it is asked to start. */
+    private Path directory;
+
+    /** How many newcomers were started: each {@link FaultKind#PARTITIONED_RESTART} starts one. */
+    private int newcomers;
 
     Faults(List<RedisNode> nodes, List<Process> clients, Path clockFile, long maxTtlMillis) {
         this(nodes, null, clients, clockFile, maxTtlMillis);
@@ -134,6 +147,18 @@ final class Faults {
         this.maxTtlMillis = maxTtlMillis;
     }
 
+    /**
+     * Lets this run cut the clients' links to the standalone nodes, which run in these hosts.
+     * @param nodeHosts each standalone node's host, in the order of the nodes
+     * @param runDirectory the run's directory, where {@link ChaosClient} finds the newcomers it starts ({@link Newcomer})
+     * @return this
+     */
+    Faults partitions(List<NetworkHost> nodeHosts, Path runDirectory) {
+        this.hosts = List.copyOf(nodeHosts);
+        this.directory = runDirectory;
+        return this;
+    }
+
     /** The faults injected so far, in order. */
     List<History.Fault> injected() {
         return List.copyOf(this.injected);
@@ -146,6 +171,8 @@ final class Faults {
             case FAILOVER -> this.group != null;
             case CLUSTER_FAILOVER -> this.cluster != null;
             case DEPOSED_MASTER -> this.group != null && this.paths != null;
+            case PARTITION -> this.hosts != null;
+            case PARTITIONED_RESTART -> this.hosts != null && lockNodes() == this.nodes.size() && this.nodes.size() >= 5;
             default -> true;
         };
     }
@@ -195,6 +222,8 @@ final class Faults {
             case CLUSTER_FAILOVER -> clusterFailover(random);
             case DEPOSED_MASTER -> deposedMaster(random);
             case ROLLING_RESTART_ALL -> rollingRestartAll(random);
+            case PARTITION -> partition(random);
+            case PARTITIONED_RESTART -> partitionedRestart(random);
             case MAJORITY_DOWN -> {
                 List<Integer> majority = distinct(random, majority());
                 long paused = 500 + random.nextInt(1500);
@@ -209,6 +238,13 @@ final class Faults {
     void heal() {
         if (this.paths != null) {
             this.paths.restore();
+        }
+        if (this.hosts != null) {
+            for (NetworkHost host : this.hosts) {
+                for (int client = 0; client < host.clients(); client++) {
+                    host.heal(client);
+                }
+            }
         }
         for (RedisNode node : this.nodes) {
             node.heal();
@@ -352,6 +388,66 @@ final class Faults {
         }
         long millis = this.votes.awaitVoting(node, restarted, quarantineMillis() + VOTE_BOUND_MILLIS);
         return (millis >= 0) ? Long.toString(millis) : "(not within " + (quarantineMillis() + VOTE_BOUND_MILLIS) + ")";
+    }
+
+    /**
+     * Cuts one client process's links to some standalone nodes (one to all) while the others reach them, for 0.2 s to
+     * two longest ttls and a second, restarting one standalone node empty halfway through in half of them.
+     */
+    private String partition(Random random) {
+        int client = random.nextInt(this.clients.size());
+        List<Integer> cut = distinct(random, 1 + random.nextInt(this.nodes.size()));
+        long millis = 200 + random.nextInt((int) (2 * this.maxTtlMillis + 800));
+        int restarted = random.nextBoolean() ? random.nextInt(this.nodes.size()) : -1;
+        try {
+            cut.forEach((node) -> this.hosts.get(node).cut(client));
+            sleep(millis / 2);
+            if (restarted >= 0) {
+                restart(restarted, 0);
+            }
+            sleep(millis - millis / 2);
+        }
+        finally {
+            cut.forEach((node) -> this.hosts.get(node).heal(client));
+        }
+        return "client " + client + " cut off from nodes " + cut + " for " + millis + " ms"
+                + ((restarted >= 0) ? ", node " + restarted + " restarted empty halfway" : "");
+    }
+
+    /**
+     * The read-quorum hole ({@link FaultKind#PARTITIONED_RESTART}): a minority {@code D} killed while the clients lock on
+     * the rest, {@code M}; one client cut off from all of {@code M} but {@code v}; {@code D} back empty and {@code v}
+     * restarted empty at once; a newcomer Redlock started in that client, locking through {@code v} and {@code D} for two
+     * longest ttls and a quarantine; then the links back.
+     */
+    private String partitionedRestart(Random random) {
+        int client = random.nextInt(this.clients.size());
+        List<Integer> order = distinct(random, this.nodes.size());
+        List<Integer> down = order.subList(0, this.nodes.size() - majority());
+        int voter = order.get(down.size());
+        List<Integer> cut = order.subList(down.size() + 1, order.size());
+        long lockedMillis = 300 + random.nextInt(500);
+        long newcomerMillis = 2 * this.maxTtlMillis + quarantineMillis();
+        try {
+            down.forEach((node) -> this.nodes.get(node).kill());
+            sleep(lockedMillis); // the clients lock on M meanwhile, and record M's processes on M only
+            cut.forEach((node) -> this.hosts.get(node).cut(client));
+            this.nodes.get(voter).kill();
+            for (int node : down) {
+                this.nodes.get(node).restart();
+                this.durable[node] = false;
+            }
+            this.nodes.get(voter).restart();
+            this.durable[voter] = false;
+            Newcomer.start(this.directory, client, ++this.newcomers, newcomerMillis);
+            sleep(newcomerMillis);
+        }
+        finally {
+            cut.forEach((node) -> this.hosts.get(node).heal(client));
+        }
+        return "nodes " + down + " killed, " + lockedMillis + " ms later client " + client + " cut off from nodes " + cut + ", nodes " + down
+                + " and " + voter + " restarted empty, and newcomer " + this.newcomers + " of client " + client + " locking through "
+                + voter + " and " + down + " for " + newcomerMillis + " ms";
     }
 
     /** The restart quarantine of the fleet's longest {@code maxTtl}, as a client computes it: {@code maxTtl}, drift, a second. */

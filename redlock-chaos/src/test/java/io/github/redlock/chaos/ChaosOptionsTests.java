@@ -89,6 +89,25 @@ class ChaosOptionsTests {
     }
 
     @Test
+    void theRecordsAreReadByTheQuorumIntersectionRuleUnlessTheControlAsksForTheFormerReads() {
+        assertThat(options(42, 3, 0).formerRecordReads()).isFalse();
+        ChaosOptions control = options(42, 3, 0).withFormerRecordReads(true);
+        assertThat(control.clientSwitches()).containsExactly("-Dredlock.internal.former-record-reads=true");
+        assertThat(control.withMaxTtl(4_000).in(Path.of("target/chaos/other")).withLeader(true).withLeaseRepairs(false)
+            .withSentinelConfirmation(false).withStorageFence(false).formerRecordReads()).isTrue();
+        assertThat(control.withFormerRecordReads(false)).isEqualTo(options(42, 3, 0));
+    }
+
+    @Test
+    void theDeposedMasterAndThePartitionsCannotShareARun() {
+        assertThatIllegalArgumentException().isThrownBy(() -> new ChaosOptions(1, 3, 1, 0, 1,
+                EnumSet.of(FaultKind.DEPOSED_MASTER, FaultKind.PARTITION), EnumSet.allOf(History.Kind.class), 0.05, RestartQuarantine.AUTO, true,
+                Path.of("target/chaos/options"))).withMessageContaining("DEPOSED_MASTER and the partition faults");
+        assertThat(FaultKind.safe()).as("not in the default mix: they need root").doesNotContain(FaultKind.PARTITION,
+                FaultKind.PARTITIONED_RESTART);
+    }
+
+    @Test
     void aRunOfRollingRestartsOfEveryNodeHoldsALeaderElectionUnlessToldOtherwise() {
         assertThat(fromProperties("ROLLING_RESTART_ALL", "", "")).satisfies((options) -> {
             assertThat(options.faults()).containsExactly(FaultKind.ROLLING_RESTART_ALL);

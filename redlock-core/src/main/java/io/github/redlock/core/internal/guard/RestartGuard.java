@@ -68,6 +68,16 @@ public final class RestartGuard implements AutoCloseable {
     /** How long a node's answers to the check may take: a frozen node is checked again when it reconnects. */
     private static final long CHECK_TIMEOUT_MILLIS = 2_000;
 
+    /**
+     * A JVM system property that, set to {@code true}, brings back the record reads from before the quorum-intersection
+     * rule (issue 38): a check decides on {@code floor(N / 2)} answers from any nodes, restarted ones among them, and a
+     * node votes without its record confirmed anywhere. Only for the control of the partition chaos run, which must find
+     * the hole this rule closes. Never set it in production.
+     */
+    static final String FORMER_READS_PROPERTY = "redlock.internal.former-record-reads";
+
+    private static final boolean FORMER_READS = Boolean.getBoolean(FORMER_READS_PROPERTY);
+
     private final RedisNodeClient[] nodes;
 
     private final byte[][] recordKeys;
@@ -277,14 +287,15 @@ public final class RestartGuard implements AutoCloseable {
     private Verdict judge(int index, ServerInfo info, @Nullable String previous, Evidence evidence, @Nullable Object kept) {
         int trusted = 0;
         for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && evidence.answered(index, j) && QuarantinePolicy.trustedReader(this.maxTtlMillis, this.quarantineMillis,
-                    evidence.infos()[j], this.nodes[j].vote().runId(), evidence.records()[j])) {
+            if (j != index && evidence.answered(index, j) && (FORMER_READS || QuarantinePolicy.trustedReader(this.maxTtlMillis,
+                    this.quarantineMillis, evidence.infos()[j], this.nodes[j].vote().runId(), evidence.records()[j]))) {
                 trusted++;
             }
         }
         String marker = (kept instanceof byte[] bytes) ? text(bytes) : null;
+        int readersNeeded = FORMER_READS ? this.nodes.length / 2 : QuarantinePolicy.readersNeeded(this.nodes.length);
         Verdict verdict = QuarantinePolicy.check(this.mode, this.maxTtlMillis, this.quarantineMillis, info, previous,
-                evidence.records()[index], marker, server(index), trusted, QuarantinePolicy.readersNeeded(this.nodes.length));
+                evidence.records()[index], marker, server(index), trusted, readersNeeded);
         if (!verdict.decided()) {
             this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS); // fails closed meanwhile
         }
@@ -337,7 +348,7 @@ public final class RestartGuard implements AutoCloseable {
         if (this.mode == RestartQuarantine.NEVER || !verdict.decided() || verdict.quarantine() != null) {
             return CompletableFuture.completedFuture(verdict);
         }
-        int needed = QuarantinePolicy.recordsToConfirm(this.nodes.length);
+        int needed = recordsToConfirm();
         return recordConfirmed(index, info.runId()).thenApply((confirmed) -> {
             if (confirmed >= needed) {
                 return verdict;
@@ -557,11 +568,16 @@ public final class RestartGuard implements AutoCloseable {
         List<CompletableFuture<Object>> writes = record(index, runId);
         return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply((done) -> {
             long confirmed = writes.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
-            if (this.mode == RestartQuarantine.AUTO && confirmed >= QuarantinePolicy.recordsToConfirm(this.nodes.length)) {
+            if (this.mode == RestartQuarantine.AUTO && confirmed >= recordsToConfirm()) {
                 this.nodes[index].vote().recordedUntil(runId, started + this.recordVotesNanos);
             }
             return confirmed;
         });
+    }
+
+    /** {@link QuarantinePolicy#recordsToConfirm} of the node count, or none for the control ({@link #FORMER_READS_PROPERTY}). */
+    private int recordsToConfirm() {
+        return FORMER_READS ? 0 : QuarantinePolicy.recordsToConfirm(this.nodes.length);
     }
 
     private List<CompletableFuture<Object>> record(int index, String runId) {
