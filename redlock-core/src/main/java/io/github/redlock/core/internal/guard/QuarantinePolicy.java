@@ -118,6 +118,26 @@ final class QuarantinePolicy {
     }
 
     /**
+     * A Sentinel or cluster node's verdict, its wait counted from now (a check that follows a majority of the sentinels
+     * naming the server, or of the other masters confirming the view) rather than from the server's start, and longer by
+     * the bound of those confirmations: a client cut off with a deposed master counts it until at most that bound after a
+     * majority switched, and its lease lives a max-ttl more (docs/nodes.md, "A deposed master"). A vote or an undecided
+     * check is left as it is.
+     * @param verdict the verdict by the server's start
+     * @param info what the server says of itself: how long it has been the master
+     * @param confirmationNanos the bound of the confirmations
+     * @return the verdict to apply
+     */
+    static Verdict fromConfirmation(Verdict verdict, ServerInfo info, long confirmationNanos) {
+        if (!verdict.decided() || verdict.quarantine() == null) {
+            return verdict;
+        }
+        long nanos = verdict.waitNanos() + TimeUnit.SECONDS.toNanos(info.masterForSeconds()) + confirmationNanos;
+        return Verdict.waitFor(verdict.quarantine() + "; a Sentinel group's or cluster's server waits from the moment a majority of "
+                + "its group confirmed it, " + TimeUnit.NANOSECONDS.toMillis(confirmationNanos) + " ms longer", nanos);
+    }
+
+    /**
      * How many other nodes must confirm a client's record of a node's server process before the node votes in that
      * client: {@code floor(N / 2)}, as many as a quorum that includes the node holds besides it, so that a node is
      * admitted while a minority of the nodes is down.

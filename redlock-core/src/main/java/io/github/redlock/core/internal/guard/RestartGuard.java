@@ -1,6 +1,5 @@
 package io.github.redlock.core.internal.guard;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,8 +12,6 @@ import io.github.redlock.core.internal.guard.QuarantinePolicy.Verdict;
 import io.github.redlock.core.internal.node.NodeVote;
 import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.node.ServerInfo;
-import io.github.redlock.core.internal.script.LockType;
-import io.github.redlock.core.internal.script.LuaScript;
 import io.github.redlock.core.internal.support.Uris;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -38,35 +35,23 @@ import org.jspecify.annotations.Nullable;
  * QuarantinePolicy#readersNeeded}; with fewer it decides nothing (fail closed). A process this client already decided on
  * keeps its verdict across reconnects, without a read.
  * <p>
- * A node that logs every write before answering ({@code appendonly yes}, {@code appendfsync always}) votes at once
- * after a restart only when it proves it came back with complete data: a marker that clients write on it (by
- * script, like the locks' writes) while it votes and is durable, naming the server process it was written under, is
- * still there and names the process that ran on the node just before this one. A node that votes holds every key of
- * every lease that may depend on it; one still in quarantine may not, so no marker is written then, and a node that
- * comes back with the data of a quarantined process is quarantined again; so is a promoted replica, whose marker came
- * from its former master by replication. The configuration of the new process alone proves nothing: a new
- * directory, a container without its volume, append-only logging turned on after the crash. The rules themselves
- * are {@link QuarantinePolicy}'s.
- * <p>
- * Records are keyed by the node's address as configured ({@code host:port}): clients that name one node
- * differently (e.g. {@code localhost} and {@code 127.0.0.1}) do not see each other's records of it.
+ * A node that logs every write before answering votes at once after a restart only when its kept-data marker, which
+ * clients set on it while it votes and is durable, names the process that ran on it just before this one. The rules
+ * themselves are {@link QuarantinePolicy}'s, the independence of the nodes {@link Independence}'s; the records and
+ * markers are read and written by {@link NodeRecordStore}.
  * <p>
  * The check is one sequence with three outcomes (vote, wait, check again), and each step explains why it fails
- * closed; the fencing repair it runs
- * before a node votes is {@link Fencing}'s, and the vote's state {@link NodeVote}'s.
+ * closed; the fencing repair it runs before a node votes is {@link Fencing}'s, and the vote's state {@link NodeVote}'s.
  */
 public final class RestartGuard implements AutoCloseable {
 
     private static final System.Logger logger = System.getLogger(RestartGuard.class.getName());
 
-    /** A read of another node's records that failed or timed out. */
-    private static final Object NO_ANSWER = new Object();
-
     /** How long a node that is not an independent master waits: until its next connection's check. */
     private static final long EXCLUDED_NANOS = Long.MAX_VALUE / 4;
 
     /** How long a node's answers to the check may take: a frozen node is checked again when it reconnects. */
-    private static final long CHECK_TIMEOUT_MILLIS = 2_000;
+    private static final long CHECK_TIMEOUT_MILLIS = NodeRecordStore.TIMEOUT_MILLIS;
 
     /**
      * A JVM system property that, set to {@code true}, brings back the record reads from before the quorum-intersection
@@ -80,7 +65,8 @@ public final class RestartGuard implements AutoCloseable {
 
     private final RedisNodeClient[] nodes;
 
-    private final byte[][] recordKeys;
+    /** Where this client's records and the nodes' markers are written and read. */
+    private final NodeRecordStore store;
 
     private final RestartQuarantine mode;
 
@@ -105,9 +91,6 @@ public final class RestartGuard implements AutoCloseable {
      */
     private final long recordVotesNanos;
 
-    /** Each node's marker of the server process since which it kept its data, on the node itself. */
-    private final byte[] markerKey;
-
     private final EventExecutorGroup scheduler;
 
     /** Raises a node's fencing counter before it votes; null when fencing is off. */
@@ -128,26 +111,13 @@ public final class RestartGuard implements AutoCloseable {
         this.quarantineMillis = maxTtlMillis + TimeUnit.NANOSECONDS.toMillis(driftNanos) + 1000;
         this.refreshMillis = NodeRecords.refreshMillis(this.quarantineMillis);
         this.recordVotesNanos = TimeUnit.MILLISECONDS.toNanos(2 * this.quarantineMillis - maxTtlMillis);
-        this.recordKeys = new byte[nodes.length][];
+        this.store = new NodeRecordStore(nodes, keyPrefix, maxTtlMillis, this.quarantineMillis);
         this.decided = new AtomicReferenceArray<>(nodes.length);
-        for (int i = 0; i < nodes.length; i++) {
-            this.recordKeys[i] = internalKey(keyPrefix, "node:" + nodes[i].name());
+        for (RedisNodeClient node : nodes) {
             if (mode == RestartQuarantine.AUTO) {
-                nodes[i].vote().requireRecords();
+                node.vote().requireRecords();
             }
         }
-        this.markerKey = internalKey(keyPrefix, "kept-since");
-    }
-
-    /** The prefix, the separator byte 0xFF (never in UTF-8, so no lock's key is one of these) and the name. */
-    private static byte[] internalKey(String keyPrefix, String name) {
-        byte[] prefix = keyPrefix.getBytes(StandardCharsets.UTF_8);
-        byte[] suffix = ascii(name);
-        byte[] key = new byte[prefix.length + 1 + suffix.length];
-        System.arraycopy(prefix, 0, key, 0, prefix.length);
-        key[prefix.length] = LockType.PART_SEPARATOR;
-        System.arraycopy(suffix, 0, key, prefix.length + 1, suffix.length);
-        return key;
     }
 
     /**
@@ -250,12 +220,13 @@ public final class RestartGuard implements AutoCloseable {
             exclude(node, epoch, notIndependent);
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Object> marker = mark(index, epoch, info, info.durable() ? "read" : "delete");
+        CompletableFuture<@Nullable String> marker = this.store.mark(index, epoch, info, info.durable() ? "read" : "delete", server(index));
         Verdict known = known(index, info);
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : (known != null) ? CompletableFuture.completedFuture(known)
-                : evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept))
-                        .thenApply((judged) -> node.isGroup() ? fromNow(judged, info) : judged);
+                : this.store.evidence(index).thenCombine(marker, (evidence, kept) -> judge(index, info, previous, evidence, kept))
+                        .thenApply((judged) -> node.isGroup() ? QuarantinePolicy.fromConfirmation(judged, info,
+                                RedisNodeClient.SENTINEL_CONFIRMATION_NANOS) : judged);
         return verdict.thenCompose((decided) -> raiseFencingFloor(index, info, decided))
                 .thenCompose((decided) -> confirmed(index, info, decided)).thenAccept((decided) -> {
                     if (!decided.decided()) { // too few nodes answered: checked again shortly, the node does not vote meanwhile
@@ -273,7 +244,7 @@ public final class RestartGuard implements AutoCloseable {
                             recordConfirmed(index, info.runId()); // after reading: another client's check must still find the old run_id
                         }
                         if (votes && info.durable()) {
-                            mark(index, epoch, info, "set"); // it votes: its data is complete from here on
+                            this.store.mark(index, epoch, info, "set", server(index)); // it votes: its data is complete from here on
                         }
                     }
                 });
@@ -284,7 +255,7 @@ public final class RestartGuard implements AutoCloseable {
      * the run_id this client saw on it before ({@code previous}, or null), what the other nodes answered ({@code
      * evidence}) and its marker as it was before this check ({@code kept}).
      */
-    private Verdict judge(int index, ServerInfo info, @Nullable String previous, Evidence evidence, @Nullable Object kept) {
+    private Verdict judge(int index, ServerInfo info, @Nullable String previous, NodeRecordStore.Evidence evidence, @Nullable String marker) {
         int trusted = 0;
         for (int j = 0; j < this.nodes.length; j++) {
             if (j != index && evidence.answered(index, j) && (FORMER_READS || QuarantinePolicy.trustedReader(this.maxTtlMillis,
@@ -292,7 +263,6 @@ public final class RestartGuard implements AutoCloseable {
                 trusted++;
             }
         }
-        String marker = (kept instanceof byte[] bytes) ? text(bytes) : null;
         int readersNeeded = FORMER_READS ? this.nodes.length / 2 : QuarantinePolicy.readersNeeded(this.nodes.length);
         Verdict verdict = QuarantinePolicy.check(this.mode, this.maxTtlMillis, this.quarantineMillis, info, previous,
                 evidence.records()[index], marker, server(index), trusted, readersNeeded);
@@ -303,22 +273,6 @@ public final class RestartGuard implements AutoCloseable {
             logger.log(System.Logger.Level.INFO, "Redis node " + this.nodes[index].name() + " " + verdict.note());
         }
         return verdict;
-    }
-
-    /**
-     * A Sentinel or cluster node's wait, counted from now (this check, which follows a majority of the sentinels naming
-     * the server, or of the other masters confirming the view)
-     * rather than from the server's start, and longer by the bound of the sentinels' confirmations: a client cut off with
-     * a deposed master counts it until at most that bound after a majority of the sentinels switched, and its lease
-     * lives a max-ttl more (docs/nodes.md, "A deposed master").
-     */
-    private static Verdict fromNow(Verdict verdict, ServerInfo info) {
-        if (!verdict.decided() || verdict.quarantine() == null) {
-            return verdict;
-        }
-        long nanos = verdict.waitNanos() + TimeUnit.SECONDS.toNanos(info.masterForSeconds()) + RedisNodeClient.SENTINEL_CONFIRMATION_NANOS;
-        return Verdict.waitFor(verdict.quarantine() + "; a Sentinel group's or cluster's server waits from the moment a majority of "
-                + "its group confirmed it, " + TimeUnit.NANOSECONDS.toMillis(RedisNodeClient.SENTINEL_CONFIRMATION_NANOS) + " ms longer", nanos);
     }
 
     /**
@@ -377,49 +331,19 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * Why the node is not an independent master, or null: a replica, or the same server process (run_id) as a
-     * node listed before it. Of two addresses of one server, the one listed first votes.
+     * Why the node is not an independent master, or null ({@link Independence}); a node listed after it that reaches the
+     * same server is excluded, whichever was checked first.
      */
     private @Nullable String notIndependent(int index, ServerInfo info) {
-        if (!info.master()) {
-            return "a replica, not a master: Redlock needs independent masters";
+        List<String> names = new ArrayList<>();
+        List<@Nullable String> seen = new ArrayList<>();
+        for (RedisNodeClient node : this.nodes) {
+            names.add(node.name());
+            seen.add(node.vote().seenRunId());
         }
-        for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && sharesServer(info.runId(), this.nodes[j].vote().seenRunId())) {
-                if (j < index) {
-                    return "the same server as " + this.nodes[j].name() + " (run_id " + info.runId() + "), listed twice";
-                }
-                // Listed after this one: it is the one to exclude, whichever was checked first.
-                RedisNodeClient other = this.nodes[j];
-                exclude(other, other.vote().current().epoch(), "the same server as " + this.nodes[index].name() + " (run_id "
-                        + info.runId() + "), listed twice");
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Whether two nodes' {@code run_id}s name a server process in common: a cluster node's is the {@code run_id}s of its
-     * masters joined by {@code +}, so a master of it listed again as a node of its own, or in a second entry of the same
-     * cluster, is found.
-     */
-    static boolean sharesServer(String runId, @Nullable String other) {
-        if (other == null) {
-            return false;
-        }
-        if (runId.equals(other)) {
-            return true;
-        }
-        if (runId.indexOf('+') < 0 && other.indexOf('+') < 0) {
-            return false;
-        }
-        java.util.Set<String> servers = new java.util.HashSet<>(java.util.Arrays.asList(runId.split("\\+")));
-        for (String server : other.split("\\+")) {
-            if (servers.contains(server)) {
-                return true;
-            }
-        }
-        return false;
+        Independence.Finding finding = Independence.check(index, info.master(), info.runId(), names, seen);
+        finding.later().forEach((other, reason) -> exclude(this.nodes[other], this.nodes[other].vote().current().epoch(), reason));
+        return finding.reason();
     }
 
     private void exclude(RedisNodeClient node, long epoch, String reason) {
@@ -430,101 +354,12 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * What a check of a node reads of the others, all at once: each other node's {@code INFO}, and every node's records
-     * as every other connected node holds them (the readers' own records tell whether their answers count). A read that
-     * failed or timed out is no answer.
-     */
-    private CompletableFuture<Evidence> evidence(int index) {
-        int count = this.nodes.length;
-        // A node whose connection dropped while it was read (a restart between two of its answers) gave no answer: its
-        // records may come from one process and its INFO from the next.
-        long[] epochs = new long[count];
-        for (int j = 0; j < count; j++) {
-            epochs[j] = this.nodes[j].vote().current().epoch();
-        }
-        List<CompletableFuture<Object>> all = new ArrayList<>();
-        List<List<CompletableFuture<Object>>> reads = new ArrayList<>(); // [whose records][read from]
-        List<CompletableFuture<Object>> infos = new ArrayList<>();
-        for (int j = 0; j < count; j++) {
-            boolean asked = j != index && this.nodes[j].isConnected();
-            CompletableFuture<Object> info = asked ? this.nodes[j].serverInfo().<Object>thenApply((answer) -> answer)
-                    .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER)
-                    : CompletableFuture.completedFuture(NO_ANSWER);
-            infos.add(info);
-            all.add(info);
-            List<CompletableFuture<Object>> records = new ArrayList<>();
-            for (int k = 0; k < count; k++) {
-                CompletableFuture<Object> read = (k != j && this.nodes[k].isConnected())
-                        ? this.nodes[k].call(LuaScript.NODE_RECORDS, new byte[][] { this.recordKeys[j] })
-                                .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER)
-                        : CompletableFuture.completedFuture(NO_ANSWER);
-                records.add(read);
-                all.add(read);
-            }
-            reads.add(records);
-        }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-            ServerInfo[] answers = new ServerInfo[count];
-            NodeRecords[] records = new NodeRecords[count];
-            boolean[][] answered = new boolean[count][count];
-            boolean[] steady = new boolean[count];
-            for (int j = 0; j < count; j++) {
-                steady[j] = this.nodes[j].vote().current().epoch() == epochs[j];
-            }
-            for (int j = 0; j < count; j++) {
-                answers[j] = (steady[j] && infos.get(j).join() instanceof ServerInfo info) ? info : null;
-                List<Object> replies = new ArrayList<>();
-                for (int k = 0; k < count; k++) {
-                    Object reply = reads.get(j).get(k).join();
-                    answered[j][k] = steady[k] && reply != NO_ANSWER;
-                    if (answered[j][k]) {
-                        replies.add(reply);
-                    }
-                }
-                records[j] = NodeRecords.parse(replies, this.maxTtlMillis, this.quarantineMillis);
-            }
-            return new Evidence(answers, records, answered);
-        });
-    }
-
-    /**
      * A verdict this client applied to a node.
      * @param runId the server process it was about
      * @param votesFromNanos from when ({@link System#nanoTime()}) the process votes
      * @param reason why it waited, or null when it voted at once
      */
     private record Decision(String runId, long votesFromNanos, @Nullable String reason) {
-    }
-
-    /**
-     * What a check read of the other nodes.
-     * @param infos each node's {@code INFO}, null where it did not answer (and for the node checked)
-     * @param records each node's records, from every other node that answered
-     * @param answered {@code answered[j][k]}: whether node {@code k} answered the read of node {@code j}'s records
-     */
-    private record Evidence(@Nullable ServerInfo[] infos, NodeRecords[] records, boolean[][] answered) {
-
-        boolean answered(int whose, int reader) {
-            return this.answered[whose][reader];
-        }
-
-    }
-
-    /**
-     * Reads the node's marker of the server process since which its data has been complete and durable, and sets it
-     * ({@code "set"}: only for a node that votes and is durable), deletes it ({@code "delete"}: a node that is not
-     * durable) or leaves it ({@code "read"}); returns it as it was before, or {@link #NO_ANSWER}. Sent only while the
-     * connection is the one of {@code epoch}, whose server process {@code info} describes: a marker set on the process
-     * that came up after a reconnect, which no check has seen, would vouch for data it may not have. (A command is
-     * never replayed on a new connection: one sent on the old one reaches that process or fails.)
-     */
-    private CompletableFuture<Object> mark(int index, long epoch, ServerInfo info, String action) {
-        if (this.nodes[index].vote().current().epoch() != epoch) {
-            return CompletableFuture.completedFuture(NO_ANSWER);
-        }
-        return this.nodes[index].callForValue(LuaScript.KEPT_MARKER, new byte[][] { this.markerKey },
-                ascii(QuarantinePolicy.markerOf(info.runId(), server(index))), ascii(action)).<Object>thenApply((before) -> before)
-                .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER);
     }
 
     /**
@@ -552,11 +387,6 @@ public final class RestartGuard implements AutoCloseable {
     }
 
     /**
-     * Records, on every other connected node, that this client sees the node answer as {@code runId} now; returns the
-     * writes, each completing with {@link #NO_ANSWER} where it failed or timed out (it is written again at the next
-     * refresh).
-     */
-    /**
      * Writes this client's record of the node's process to the other nodes and returns how many confirmed it; with
      * enough ({@link QuarantinePolicy#recordsToConfirm}), in {@code AUTO}, lets the node vote through that process for
      * {@link #recordVotesNanos} from before the writes (a refresh extends it). A record lives two quarantines and a refresh
@@ -565,9 +395,7 @@ public final class RestartGuard implements AutoCloseable {
      */
     private CompletableFuture<Long> recordConfirmed(int index, String runId) {
         long started = System.nanoTime();
-        List<CompletableFuture<Object>> writes = record(index, runId);
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply((done) -> {
-            long confirmed = writes.stream().map(CompletableFuture::join).filter((reply) -> reply != NO_ANSWER).count();
+        return this.store.write(index, runId).thenApply((confirmed) -> {
             if (this.mode == RestartQuarantine.AUTO && confirmed >= recordsToConfirm()) {
                 this.nodes[index].vote().recordedUntil(runId, started + this.recordVotesNanos);
             }
@@ -578,19 +406,6 @@ public final class RestartGuard implements AutoCloseable {
     /** {@link QuarantinePolicy#recordsToConfirm} of the node count, or none for the control ({@link #FORMER_READS_PROPERTY}). */
     private int recordsToConfirm() {
         return FORMER_READS ? 0 : QuarantinePolicy.recordsToConfirm(this.nodes.length);
-    }
-
-    private List<CompletableFuture<Object>> record(int index, String runId) {
-        byte[] run = ascii(runId);
-        List<CompletableFuture<Object>> writes = new ArrayList<>();
-        for (int j = 0; j < this.nodes.length; j++) {
-            if (j != index && this.nodes[j].isConnected()) {
-                writes.add(this.nodes[j].call(LuaScript.NODE_RECORD, new byte[][] { this.recordKeys[index] }, run,
-                        ascii(Long.toString(this.maxTtlMillis)), ascii(Long.toString(this.quarantineMillis)))
-                        .orTimeout(CHECK_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS).exceptionally((failure) -> NO_ANSWER));
-            }
-        }
-        return writes;
     }
 
     /**
@@ -607,7 +422,7 @@ public final class RestartGuard implements AutoCloseable {
                 recordConfirmed(i, runId);
                 this.nodes[i].serverInfo().thenAccept((info) -> {
                     if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
-                        mark(index, vote.epoch(), info, info.durable() ? "set" : "delete");
+                        this.store.mark(index, vote.epoch(), info, info.durable() ? "set" : "delete", server(index));
                     }
                     else if (!info.master()) { // a Sentinel node's former master, demoted: a failover this client missed
                         this.nodes[index].followMaster("the server answering it is a replica now");
@@ -623,14 +438,6 @@ public final class RestartGuard implements AutoCloseable {
         if (current != null) {
             current.cancel(false);
         }
-    }
-
-    private static byte[] ascii(String text) {
-        return text.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static String text(Object value) {
-        return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
     }
 
 }

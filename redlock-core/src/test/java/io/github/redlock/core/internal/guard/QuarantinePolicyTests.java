@@ -218,6 +218,21 @@ class QuarantinePolicyTests {
         return (runId != null) ? QuarantinePolicy.markerOf(runId, SERVER) : null;
     }
 
+    @Test
+    void aSentinelOrClusterServersWaitCountsFromTheConfirmationAndTheBoundIsAddedToIt() {
+        long bound = TimeUnit.SECONDS.toNanos(2);
+        Verdict waits = Verdict.waitFor("promoted", TimeUnit.SECONDS.toNanos(10));
+        Verdict promoted = QuarantinePolicy.fromConfirmation(waits, promoted("p", 300), bound);
+        assertThat(promoted.waitNanos()).as("a promoted server: from now, and the bound").isEqualTo(TimeUnit.SECONDS.toNanos(12));
+        assertThat(promoted.quarantine()).startsWith("promoted; a Sentinel group's or cluster's server waits from the moment").contains("2000 ms longer");
+        // A wait counted from a start 4 s ago had 6 s left: counted from now, the 4 s come back.
+        Verdict restarted = QuarantinePolicy.fromConfirmation(Verdict.waitFor("restarted", TimeUnit.SECONDS.toNanos(6)), server("r", 4), bound);
+        assertThat(restarted.waitNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(12));
+        assertThat(QuarantinePolicy.fromConfirmation(Verdict.VOTE, server("r", 4), bound)).as("a vote stays a vote").isSameAs(Verdict.VOTE);
+        Verdict undecided = Verdict.undecided("too few readers");
+        assertThat(QuarantinePolicy.fromConfirmation(undecided, server("r", 4), bound)).as("undecided stays undecided").isSameAs(undecided);
+    }
+
     private static ServerInfo server(String runId, long uptimeSeconds) {
         return new ServerInfo(runId, uptimeSeconds, true, false, false);
     }
