@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import io.github.redlock.core.internal.RedlockConfig;
-import io.github.redlock.core.internal.node.NodeLimits;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisURI;
@@ -30,7 +28,7 @@ public interface NodeConnector {
      * The node timeout of a {@link Redlock} whose builder sets none, 50 ms: the one to pass to
      * {@link #clientOptions(Duration)} when the application configures none.
      */
-    Duration DEFAULT_NODE_TIMEOUT = RedlockConfig.DEFAULT_NODE_TIMEOUT;
+    Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
 
     /**
      * Opens a connection to the node. Called again, after a delay, while it fails.
@@ -78,7 +76,7 @@ public interface NodeConnector {
         return ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .requestQueueSize(NodeLimits.REQUEST_QUEUE_SIZE)
+                .requestQueueSize(8_192) // the bound of commands waiting per connection, which the engine's limits derive from
                 .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
                 // Lettuce's CLIENT MAINT_NOTIFICATIONS in every handshake: unknown to open-source Redis and Valkey, and on

@@ -56,7 +56,9 @@ class RedlockRestartRecordsIntegrationTests {
                 extended = held.extend(MAX_TTL);
             }
             if (!extended) {
-                assertThat(a.nodeStatuses().get(redis.node(0).hostAndPort()).reason()).contains("could not be confirmed");
+                // The nodes' last confirmations were microseconds apart: whichever lapsed first refused the extension.
+                assertThat(a.nodeStatuses().values()).as("the nodes' statuses when the extension was refused")
+                        .anySatisfy((status) -> assertThat(status.reason()).contains("could not be confirmed"));
             }
             redis.node(0).restart(); // empty: A's key there is gone
             try (Redlock b = TestSupport.patientBuilder().nodes(redis.uris()).maxTtl(MAX_TTL).restartQuarantine(RestartQuarantine.AUTO).build()) {

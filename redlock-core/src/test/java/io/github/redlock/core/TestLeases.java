@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.core.internal.engine.Tokens;
-import io.github.redlock.core.internal.lease.LeaseAccess;
+import io.github.redlock.core.internal.lease.Lease;
 import io.github.redlock.core.internal.lease.LeaseHandle;
 import io.github.redlock.core.internal.lease.LeaseOperations;
 import io.github.redlock.core.internal.lease.NodeExpiries;
@@ -35,7 +35,7 @@ public final class TestLeases {
                 NodeReply.timedOut(TimeUnit.HOURS.toNanos(1)), "set", null);
         LeaseHandle handle = new LeaseHandle(type, key, keys, token.getBytes(StandardCharsets.US_ASCII), acquisition, expiries, 2,
                 10_000, 0, new String[3]);
-        return LeaseAccess.get().create(operations, handle, key, token);
+        return new Lease(operations, handle, key, token);
     }
 
 }

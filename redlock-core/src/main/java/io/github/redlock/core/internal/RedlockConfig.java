@@ -53,7 +53,7 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
     public static final int MAX_INSTANCE_ID_LENGTH = 64;
 
     /** The default per-node command timeout: 50 ms. */
-    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+    public static final Duration DEFAULT_NODE_TIMEOUT = NodeConnector.DEFAULT_NODE_TIMEOUT;
 
     /** The default clock drift factor: 0.01. */
     public static final double DEFAULT_CLOCK_DRIFT_FACTOR = 0.01;

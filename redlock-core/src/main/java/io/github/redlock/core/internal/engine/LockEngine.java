@@ -12,7 +12,7 @@ import io.github.redlock.core.internal.guard.Fencing;
 import io.github.redlock.core.internal.lease.Attempt;
 import io.github.redlock.core.internal.lease.FollowUps;
 import io.github.redlock.core.internal.lease.HeldLeases;
-import io.github.redlock.core.internal.lease.LeaseAccess;
+import io.github.redlock.core.internal.lease.Lease;
 import io.github.redlock.core.internal.lease.LeaseHandle;
 import io.github.redlock.core.internal.lease.LockObservations;
 import io.github.redlock.core.internal.lease.NodeExpiries;
@@ -37,8 +37,6 @@ import org.jspecify.annotations.Nullable;
  * which is easier to check in one place; the close's drain is its last part.
  */
 public final class LockEngine implements Retries.Attempts {
-
-    private static final LeaseAccess LEASES = LeaseAccess.get();
 
     private static final System.Logger logger = System.getLogger(LockEngine.class.getName());
 
@@ -148,9 +146,9 @@ public final class LockEngine implements Retries.Attempts {
      */
     public void revokedHere(String key) {
         for (RedlockLease lease : this.held.snapshot()) {
-            LockType type = LeaseAccess.get().handle(lease).type();
+            LockType type = Lease.of(lease).handle().type();
             if ((type == LockType.EXCLUSIVE || type == LockType.MULTI) && lease.keys().contains(key)) {
-                LeaseAccess.get().revoked(lease, "it was revoked through this instance (Redlock.revoke): the nodes no longer hold it");
+                Lease.of(lease).revoked("it was revoked through this instance (Redlock.revoke): the nodes no longer hold it");
             }
         }
     }
@@ -172,7 +170,7 @@ public final class LockEngine implements Retries.Attempts {
 
     @Override
     public void follow(RedlockLease holder, Retries successor) {
-        LeaseHandle lease = LEASES.handle(holder);
+        LeaseHandle lease = Lease.of(holder).handle();
         if (lease.type() == LockType.EXCLUSIVE && lease.keys().fence() == null) {
             this.successors.putIfAbsent(lease, successor);
         }
@@ -180,7 +178,7 @@ public final class LockEngine implements Retries.Attempts {
 
     @Override
     public void unfollow(RedlockLease holder, Retries successor) {
-        this.successors.remove(LEASES.handle(holder), successor);
+        this.successors.remove(Lease.of(holder).handle(), successor);
     }
 
     @Override
@@ -472,7 +470,7 @@ public final class LockEngine implements Retries.Attempts {
                 }
             }
         });
-        RedlockLease lease = LEASES.create(this.followUps, handle, key, token);
+        RedlockLease lease = new Lease(this.followUps, handle, key, token);
         this.held.add(lease);
         return Attempt.acquired(lease);
     }

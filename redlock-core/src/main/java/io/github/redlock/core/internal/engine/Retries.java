@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redlock.core.RedlockLease;
 import io.github.redlock.core.internal.lease.Attempt;
-import io.github.redlock.core.internal.lease.LeaseAccess;
+import io.github.redlock.core.internal.lease.Lease;
 import io.github.redlock.core.internal.node.NodeReply;
 import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.release.ReleaseMessages;
@@ -31,8 +31,6 @@ import org.jspecify.annotations.Nullable;
  * class: it only reads correctly in one place.
  */
 public final class Retries implements Runnable {
-
-    private static final LeaseAccess LEASES = LeaseAccess.get();
 
     /** What the retry loop needs of the engine: one attempt, and a few facts. */
     interface Attempts {
@@ -198,7 +196,7 @@ public final class Retries implements Runnable {
         this.result.whenComplete((attempt, failure) -> this.engine.unfollow(holder, this));
         long remaining = this.deadlineNanos - System.nanoTime();
         long holderLeft = holder.remainingValidity().toNanos();
-        if (LEASES.ended(holder) || holderLeft <= 0 || remaining <= 0) {
+        if (Lease.of(holder).ended() || holderLeft <= 0 || remaining <= 0) {
             runIfWaiting();
             return;
         }

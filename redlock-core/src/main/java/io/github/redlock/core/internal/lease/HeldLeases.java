@@ -16,8 +16,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HeldLeases {
 
-    private static final LeaseAccess LEASES = LeaseAccess.get();
-
     /** Size past which expired, never-released leases are dropped. */
     private static final int PURGE_THRESHOLD = 1024;
 
@@ -29,8 +27,8 @@ public final class HeldLeases {
     private volatile boolean closed;
 
     public void add(RedlockLease lease) {
-        this.leases.put(LEASES.handle(lease), lease);
-        if (LEASES.handle(lease).type() == LockType.EXCLUSIVE) {
+        this.leases.put(Lease.of(lease).handle(), lease);
+        if (Lease.of(lease).handle().type() == LockType.EXCLUSIVE) {
             this.exclusive.put(lease.key(), lease);
         }
         if (this.leases.size() > PURGE_THRESHOLD) {
@@ -53,7 +51,7 @@ public final class HeldLeases {
      */
     public @Nullable RedlockLease holderOf(String key) {
         RedlockLease lease = this.exclusive.get(key);
-        return (lease != null && !LEASES.ended(lease) && lease.isValid()) ? lease : null;
+        return (lease != null && !Lease.of(lease).ended() && lease.isValid()) ? lease : null;
     }
 
     public List<RedlockLease> snapshot() {
@@ -67,7 +65,7 @@ public final class HeldLeases {
     /** Marks the lock closed; every lease still held is lost, as nothing extends or watches it any more. */
     public void close() {
         this.closed = true;
-        this.leases.values().forEach(LEASES::closed);
+        this.leases.values().forEach((lease) -> Lease.of(lease).redlockClosed());
     }
 
 }

@@ -35,8 +35,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockObservations {
 
-    private static final LeaseAccess LEASES = LeaseAccess.get();
-
     private static final System.Logger logger = System.getLogger(LockObservations.class.getName());
 
     private static final RedlockObservationConvention DEFAULT_CONVENTION = new DefaultRedlockObservationConvention();
@@ -208,7 +206,7 @@ public final class LockObservations {
         RedlockLease lease = attempt.lease();
         if (lease != null) {
             context.setOutcome("acquired");
-            LeaseHandle handle = LEASES.handle(lease);
+            LeaseHandle handle = Lease.of(lease).handle();
             context.setFencingToken(handle.fencingToken());
             answered(context, handle.acquisition());
         }

@@ -1,5 +1,7 @@
 package io.github.redlock.core.internal.node;
 
+import io.github.redlock.core.NodeConnector;
+
 /**
  * The bounds on what may wait for one node. Acquisitions and extensions stop at half of Lettuce's
  * per-connection queue, and each of them is followed by at most one release or clean-up, so every release
@@ -7,8 +9,11 @@ package io.github.redlock.core.internal.node;
  */
 public final class NodeLimits {
 
-    /** Per-node bound on commands awaiting a reply (Lettuce's request queue); past it commands are rejected. */
-    public static final int REQUEST_QUEUE_SIZE = 8_192;
+    /**
+     * Per-node bound on commands awaiting a reply (Lettuce's request queue); past it commands are rejected. The client
+     * options every node connection must have ({@link NodeConnector#clientOptions}) set it.
+     */
+    public static final int REQUEST_QUEUE_SIZE = NodeConnector.clientOptions(NodeConnector.DEFAULT_NODE_TIMEOUT).build().getRequestQueueSize();
 
     /** Commands awaiting a reply past which no acquisition or extension is sent to a node. */
     public static final int SET_LIMIT = REQUEST_QUEUE_SIZE / 2;

@@ -2,24 +2,17 @@ package io.github.redlock.core.internal.node;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import io.github.redlock.core.NodeConnector;
 import io.github.redlock.core.internal.script.ClusterKeys;
 import io.github.redlock.core.internal.script.LuaScript;
-import io.github.redlock.core.internal.script.SlotGroups;
 import io.github.redlock.core.internal.support.ClusterUri;
 import io.github.redlock.core.internal.support.Uris;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -79,6 +72,9 @@ public final class RedisNodeClient {
     /** For a Sentinel node, what tells it of a failover at once; null for a single server. */
     private final @Nullable SentinelWatch sentinels;
 
+    /** Runs the scripts, by SHA with the body as fallback, split by slot group on a cluster node. */
+    private final ScriptSender scripts;
+
     /** Whether a resend of owed releases is scheduled. */
     private final java.util.concurrent.atomic.AtomicBoolean resendPending = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -92,6 +88,34 @@ public final class RedisNodeClient {
         this.sentinels = Uris.isSentinel(uri) ? new SentinelWatch(connector, uri, scheduler, this::followFailover,
                 (named) -> followMaster("a majority of the sentinels name " + named + " as the master"), this.link::address) : null;
         this.cluster = (uri instanceof ClusterUri clusterUri) ? new ClusterShards(connector, clusterUri, scheduler, this::ready, this::down) : null;
+        this.scripts = new ScriptSender(new ScriptSender.Routes() {
+
+            @Override
+            public @Nullable NodeConnection route(byte[] key) {
+                return RedisNodeClient.this.route(key);
+            }
+
+            @Override
+            public byte[][] placed(byte[][] keys) {
+                return RedisNodeClient.this.placed(keys);
+            }
+
+            @Override
+            public NodeReply notConnected() {
+                return RedisNodeClient.this.notConnected();
+            }
+
+            @Override
+            public void failed(@Nullable Throwable failure) {
+                noteFailure(failure);
+            }
+
+            @Override
+            public void owe(OwedReleases.Release release) {
+                RedisNodeClient.this.owe(release);
+            }
+
+        }, this.cluster != null, this.awaitingReply);
     }
 
     /** The node as lock errors name it: {@code host:port}, or {@code name@sentinels} for a Sentinel group. */
@@ -282,7 +306,7 @@ public final class RedisNodeClient {
      * node's view is stale (a failover, slots moved): the node follows.
      */
     private void noteFailure(@Nullable Throwable failure) {
-        Throwable cause = unwrap(failure);
+        Throwable cause = ScriptSender.unwrap(failure);
         if (this.cluster != null && cause != null) {
             String message = String.valueOf(cause.getMessage());
             if (message.startsWith("MOVED") || message.startsWith("ASK") || message.startsWith("CLUSTERDOWN")
@@ -435,7 +459,7 @@ public final class RedisNodeClient {
         if (refusedAsNotVoting(call, index) || refusedAsUnresponsive(call, index)) {
             return;
         }
-        send(script, keys, args, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
+        this.scripts.send(script, keys, args, (reply, failure) -> call.record(index, acrossReconnect(epoch, acquisitionReply(reply, failure))));
     }
 
     /**
@@ -447,8 +471,8 @@ public final class RedisNodeClient {
         if (connected(keys) && (refusedAsUnresponsive(call, index) || refusedAsUnrecorded(call, index) || refusedAsUnconfirmed(call, index))) {
             return;
         }
-        send(script, keys, args, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
-                ? NodeReply.held(reply) : scriptReply(reply, failure)));
+        this.scripts.send(script, keys, args, (reply, failure) -> call.record(index, (failure == null && reply != null && reply > 0)
+                ? NodeReply.held(reply) : ScriptSender.scriptReply(reply, failure)));
     }
 
     /**
@@ -458,9 +482,9 @@ public final class RedisNodeClient {
      */
     public void release(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index, long owedUntilNanos) {
         OwedReleases.Release entry = (owedUntilNanos != 0) ? new OwedReleases.Release(script, keys, args, owedUntilNanos) : null;
-        send(script, keys, args, (reply, failure) -> {
-            NodeReply result = scriptReply(reply, failure);
-            if (entry != null && notDelivered(result)) {
+        this.scripts.send(script, keys, args, (reply, failure) -> {
+            NodeReply result = ScriptSender.scriptReply(reply, failure);
+            if (entry != null && ScriptSender.notDelivered(result)) {
                 owe(entry);
             }
             call.record(index, result);
@@ -492,9 +516,9 @@ public final class RedisNodeClient {
             release(plain.script(), plain.keys(), plain.args(), release, index, plain.untilNanos());
             return;
         }
-        send(connection, async, LuaScript.HANDOFF, placed, args, (reply, failure) -> {
-            NodeReply result = scriptReply(reply, failure);
-            if (notDelivered(result)) {
+        this.scripts.send(connection, async, LuaScript.HANDOFF, placed, args, (reply, failure) -> {
+            NodeReply result = ScriptSender.scriptReply(reply, failure);
+            if (ScriptSender.notDelivered(result)) {
                 owe(plain);
             }
             // 2: released instead, as another client waits there: the lease was held, the handoff refused.
@@ -507,15 +531,6 @@ public final class RedisNodeClient {
     private boolean connected(byte[][] keys) {
         NodeConnection connection = route(placed(keys)[0]);
         return connection != null && connection.commands() != null;
-    }
-
-    /** Whether a release did not reach the node: rejected before sending, or cut off by a dropped connection. */
-    private static boolean notDelivered(NodeReply reply) {
-        if (reply.outcome() == NodeReply.Outcome.REJECTED) {
-            return true;
-        }
-        String reason = reply.reason().toLowerCase(java.util.Locale.ROOT);
-        return reply.outcome() == NodeReply.Outcome.ERROR && (reason.contains("disconnected") || reason.contains("connection closed"));
     }
 
     /**
@@ -584,120 +599,12 @@ public final class RedisNodeClient {
      * Runs a script and records a reply of 1 as a yes.
      */
     public void eval(LuaScript script, byte[][] keys, byte[][] args, QuorumCall call, int index) {
-        send(script, keys, args, (reply, failure) -> call.record(index, scriptReply(reply, failure)));
-    }
-
-    /**
-     * Runs a script by SHA once this connection loaded it (by body before), falling back to the body on
-     * NOSCRIPT, and hands its reply to {@code done}; without a connection, records the node as not connected.
-     */
-    private void send(LuaScript script, byte[][] keys, byte[][] args, BiConsumer<Long, Throwable> done) {
-        List<SlotGroups.Part> parts = (this.cluster != null) ? SlotGroups.split(script, keys, args) : null;
-        if (parts != null) {
-            sendParts(script, parts, done);
-            return;
-        }
-        byte[][] placed = placed(keys);
-        NodeConnection connection = route(placed[0]);
-        RedisAsyncCommands<byte[], byte[]> async = (connection != null) ? connection.commands() : null;
-        if (connection == null || async == null) {
-            // Not sent: the callback hears why, so that a release is owed (sent once the node is back).
-            done.accept(null, new NodeReply.NotSent(notConnected()));
-            return;
-        }
-        send(connection, async, script, placed, args, done);
-    }
-
-    /** Runs a script on the given commands of one of this node's connections, as {@link #send(LuaScript, byte[][], byte[][], BiConsumer)}. */
-    private void send(NodeConnection connection, RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args,
-            BiConsumer<Long, Throwable> done) {
-        this.awaitingReply.incrementAndGet();
-        if (!connection.scriptsLoaded()) {
-            async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
-                this.awaitingReply.decrementAndGet();
-                noteFailure(failure);
-                done.accept(reply, failure);
-            });
-            return;
-        }
-        async.<Long>evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
-            this.awaitingReply.decrementAndGet();
-            if (unwrap(failure) instanceof RedisNoScriptException) {
-                // Same connection, so it still runs after any command sent before it (e.g. a late SET).
-                this.awaitingReply.incrementAndGet();
-                async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((retried, again) -> {
-                    this.awaitingReply.decrementAndGet();
-                    noteFailure(again);
-                    done.accept(retried, again);
-                });
-            }
-            else {
-                noteFailure(failure);
-                done.accept(reply, failure);
-            }
-        });
+        this.scripts.send(script, keys, args, (reply, failure) -> call.record(index, ScriptSender.scriptReply(reply, failure)));
     }
 
     /** How many releases and clean-ups this client owes the node, to send once it answers again. */
     public int owedReleases() {
         return this.owed.size();
-    }
-
-    /**
-     * Runs a script on several keys of a cluster node once per slot group ({@link SlotGroups}), each on the master of its
-     * slot, and hands the node's reply to {@code done} once every group answered: the first failure, or the groups'
-     * replies combined. An acquisition that some groups granted and another refused releases those groups at once.
-     */
-    private void sendParts(LuaScript script, List<SlotGroups.Part> parts, BiConsumer<Long, Throwable> done) {
-        int count = parts.size();
-        NodeConnection[] connections = new NodeConnection[count];
-        List<RedisAsyncCommands<byte[], byte[]>> commands = new ArrayList<>(count);
-        byte[][][] placed = new byte[count][][];
-        for (int i = 0; i < count; i++) {
-            placed[i] = placed(parts.get(i).keys());
-            connections[i] = route(placed[i][0]);
-            RedisAsyncCommands<byte[], byte[]> async = (connections[i] != null) ? connections[i].commands() : null;
-            if (async == null) {
-                done.accept(null, new NodeReply.NotSent(notConnected())); // none sent
-                return;
-            }
-            commands.add(async);
-        }
-        long[] replies = new long[count];
-        Throwable[] failures = new Throwable[count];
-        AtomicInteger pending = new AtomicInteger(count);
-        for (int i = 0; i < count; i++) {
-            int part = i;
-            send(connections[i], commands.get(i), script, placed[i], parts.get(i).args(), (reply, failure) -> {
-                replies[part] = (reply != null) ? reply : 0;
-                failures[part] = (failure != null) ? failure : (reply == null) ? new IllegalStateException("no reply") : null;
-                if (pending.decrementAndGet() == 0) {
-                    Throwable first = Arrays.stream(failures).filter(Objects::nonNull).findFirst().orElse(null);
-                    long combined = SlotGroups.combine(script, replies);
-                    if (first == null && combined <= 0) {
-                        undoGranted(script, parts, replies);
-                    }
-                    done.accept((first == null) ? combined : null, first);
-                }
-            });
-        }
-    }
-
-    /** Releases the slot groups that granted an acquisition that another group refused. */
-    private void undoGranted(LuaScript script, List<SlotGroups.Part> parts, long[] replies) {
-        for (int i = 0; i < parts.size(); i++) {
-            SlotGroups.Part undo = (replies[i] > 0) ? SlotGroups.undo(script, parts.get(i)) : null;
-            if (undo != null) {
-                long ttlMillis = Long.parseLong(new String(parts.get(i).args()[1], java.nio.charset.StandardCharsets.US_ASCII));
-                OwedReleases.Release release = new OwedReleases.Release(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(),
-                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
-                send(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(), (reply, failure) -> {
-                    if (notDelivered(scriptReply(reply, failure))) {
-                        owe(release);
-                    }
-                });
-            }
-        }
     }
 
     /** Keeps a release that could not be sent, to send when the node is back. */
@@ -715,8 +622,8 @@ public final class RedisNodeClient {
 
     /** Sends the owed releases whose keys may still exist; one rejected again is owed again. */
     private void resendOwed() {
-        this.owed.drain((release) -> send(release.script(), release.keys(), release.args(), (reply, failure) -> {
-            if (scriptReply(reply, failure).outcome() == NodeReply.Outcome.REJECTED) {
+        this.owed.drain((release) -> this.scripts.send(release.script(), release.keys(), release.args(), (reply, failure) -> {
+            if (ScriptSender.scriptReply(reply, failure).outcome() == NodeReply.Outcome.REJECTED) {
                 owe(release);
             }
         }));
@@ -733,14 +640,7 @@ public final class RedisNodeClient {
         if (failure == null && reply != null && reply < 0) {
             return NodeReply.deniedFor(-reply - 2);
         }
-        return scriptReply(reply, failure);
-    }
-
-    private static NodeReply scriptReply(Long reply, Throwable failure) {
-        if (failure != null) {
-            return NodeReply.failure(failure);
-        }
-        return (reply != null && reply == 1L) ? NodeReply.GRANTED : NodeReply.DENIED;
+        return ScriptSender.scriptReply(reply, failure);
     }
 
     /**
@@ -751,10 +651,6 @@ public final class RedisNodeClient {
         CompletableFuture<Void> closed = (this.cluster != null) ? CompletableFuture.allOf(this.link.close(), this.cluster.close()) : this.link.close();
         this.owed.clear();
         return (this.sentinels != null) ? CompletableFuture.allOf(closed, this.sentinels.close()) : closed;
-    }
-
-    private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 
 }

@@ -59,9 +59,9 @@ class HeldLeasesTests {
         RedlockLease newer = TestLeases.lease(this.operations, LockType.EXCLUSIVE, "job", HOUR);
         this.held.add(older);
         this.held.add(newer);
-        this.held.remove(LeaseAccess.get().handle(older));
+        this.held.remove(Lease.of(older).handle());
         assertThat(this.held.holderOf("job")).isSameAs(newer);
-        this.held.remove(LeaseAccess.get().handle(newer));
+        this.held.remove(Lease.of(newer).handle());
         assertThat(this.held.holderOf("job")).isNull();
         assertThat(this.held.snapshot()).isEmpty();
     }
