@@ -40,7 +40,8 @@ class RedlockContextIntegrationTests {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedlockAutoConfiguration.class))
                 .withUserConfiguration(AccountsConfiguration.class)
-                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.fencing=true");
+                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.fencing=true",
+                        "redlock.node-timeout=1s");
     }
 
     @Test

@@ -55,7 +55,7 @@ class RedlockContextPropagationIntegrationTests {
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedlockAutoConfiguration.class,
                         TaskExecutionAutoConfiguration.class, ReactorAutoConfiguration.class))
                 .withUserConfiguration(JobsConfiguration.class)
-                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()));
+                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.node-timeout=1s");
     }
 
     @Test

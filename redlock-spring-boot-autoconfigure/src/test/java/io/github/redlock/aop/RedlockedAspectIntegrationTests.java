@@ -37,7 +37,8 @@ class RedlockedAspectIntegrationTests {
     static final RedisNodesExtension redis = RedisNodesExtension.of(3);
 
     private ApplicationContextRunner runner() {
-        List<String> properties = new ArrayList<>(List.of("orders.region=eu", "redlock.default-ttl=20s"));
+        List<String> properties = new ArrayList<>(
+                List.of("orders.region=eu", "redlock.default-ttl=20s", "redlock.node-timeout=1s"));
         for (int i = 0; i < 3; i++) {
             properties.add("redlock.nodes[" + i + "]=" + redis.node(i).uri());
         }

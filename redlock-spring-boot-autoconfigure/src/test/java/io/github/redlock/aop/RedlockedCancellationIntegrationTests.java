@@ -51,7 +51,8 @@ class RedlockedCancellationIntegrationTests {
                         RedlockMetricsAutoConfiguration.class))
                 .withBean(SimpleMeterRegistry.class)
                 .withUserConfiguration(ExportsConfiguration.class)
-                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.retry-delay=20ms");
+                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.retry-delay=20ms",
+                        "redlock.node-timeout=1s");
     }
 
     @Test

@@ -168,7 +168,8 @@ class RedlockedInterruptIntegrationTests {
         ObjectProvider<Workers> self; // the proxy, so that the nested call goes through the aspect
 
         /** Works until interrupted, the way a worker loop does, and returns without clearing the interrupt. */
-        @Redlocked(key = "until-interrupted", ttl = "200ms", interruptOnLoss = true)
+        // A slow node is retried: the default 50 ms node timeout stays, so that the 200 ms lease is still meaningful.
+        @Redlocked(key = "until-interrupted", ttl = "200ms", waitTime = "5s", interruptOnLoss = true)
         public String untilInterrupted(Duration bound) {
             long deadline = System.nanoTime() + bound.toNanos();
             while (!Thread.currentThread().isInterrupted() && System.nanoTime() - deadline < 0) {
@@ -178,7 +179,7 @@ class RedlockedInterruptIntegrationTests {
         }
 
         /** Waits to be interrupted, then restores the interrupt and throws, as the usual idiom does. */
-        @Redlocked(key = "fail-when-interrupted", ttl = "200ms", interruptOnLoss = true)
+        @Redlocked(key = "fail-when-interrupted", ttl = "200ms", waitTime = "5s", interruptOnLoss = true) // as above
         public void failWhenInterrupted() {
             try {
                 Thread.sleep(5_000);

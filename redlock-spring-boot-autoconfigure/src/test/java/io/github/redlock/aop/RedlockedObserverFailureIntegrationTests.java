@@ -46,7 +46,7 @@ class RedlockedObserverFailureIntegrationTests {
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedlockAutoConfiguration.class,
                         RedlockMetricsAutoConfiguration.class))
                 .withUserConfiguration(LedgerConfiguration.class)
-                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()));
+                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.node-timeout=1s");
     }
 
     @Test

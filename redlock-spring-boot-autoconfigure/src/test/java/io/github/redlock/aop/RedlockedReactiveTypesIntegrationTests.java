@@ -38,7 +38,7 @@ class RedlockedReactiveTypesIntegrationTests {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedlockAutoConfiguration.class))
                 .withBean(Feeds.class)
-                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()))
+                .withPropertyValues("redlock.nodes=" + String.join(",", redis.uris()), "redlock.node-timeout=1s")
                 .run((context) -> {
                     Publisher<Integer> feed = context.getBean(Feeds.class).feed("1");
                     assertThat(this.keys.get().holding("redlock:feed:1")).as("nodes holding the key before the subscription").isZero();
