@@ -3,7 +3,6 @@ package io.github.redlock.core.internal.engine;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
@@ -18,7 +17,6 @@ import io.github.redlock.core.internal.lease.LockObservations;
 import io.github.redlock.core.internal.lease.NodeExpiries;
 import io.github.redlock.core.internal.node.NodeReply;
 import io.github.redlock.core.internal.node.NodeSet;
-import io.github.redlock.core.internal.node.OwedReleases;
 import io.github.redlock.core.internal.node.QuorumCall;
 import io.github.redlock.core.internal.release.ReleaseMessages;
 import io.github.redlock.core.internal.script.LockType;
@@ -30,7 +28,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The acquisition side of the Redlock algorithm: attempts decided by quorum and validity (with fencing, two
  * rounds), the clean-up on every node after a failed attempt, the handoff of a released lease to a caller of this
- * JVM waiting behind it, and the start of each acquisition's
+ * JVM waiting behind it ({@link Handoffs}, decided as an attempt is), and the start of each acquisition's
  * {@link Retries} (in this JVM's line for the lock, see {@link LocalLines}). Releases and extensions are the
  * {@link FollowUps}'. Everything is asynchronous; the synchronous API blocks on these futures with a bound.
  * An attempt, its fencing round, the handoff and their outcomes depend on each other's ordering on the connections,
@@ -71,11 +69,11 @@ public final class LockEngine implements Retries.Attempts {
     /** Callers in this JVM that wait for the same exclusive lock: only the first contends. */
     private final LocalLines lines;
 
-    /**
-     * Callers of this JVM waiting behind an exclusive lease of this JVM, by the lease: its release hands the lock
-     * to them in the same step ({@link #handOver}). An entry leaves at that release or when its caller stops waiting.
-     */
-    private final ConcurrentHashMap<LeaseHandle, Retries> successors = new ConcurrentHashMap<>();
+    /** Hands a released exclusive lease to the caller of this JVM that waits behind it. */
+    private final Handoffs handoffs;
+
+    /** Deletes a failed attempt's entries on every node it may have reached. */
+    private final Cleanups cleanups;
 
     /** The acquisitions not decided yet: a close ends them. */
     private final InFlight acquisitions = new InFlight();
@@ -99,6 +97,8 @@ public final class LockEngine implements Retries.Attempts {
         this.lines = new LocalLines(ForkJoinPool.commonPool());
         this.held = new HeldLeases();
         this.followUps = new FollowUps(nodes, this.held, maxTtlMillis, messages, this.work, this::handOver, observations);
+        this.cleanups = new Cleanups(nodes, this.followUps, this.clientId);
+        this.handoffs = new Handoffs(this, this.cleanups, nodes, this.followUps, this.work, this.clientId);
         this.retryDelayNanos = retryDelayNanos;
         this.acquisitionBudget = acquisitionBudget;
         // Longer than the largest jittered retry delay plus the attempts' node timeouts.
@@ -170,15 +170,12 @@ public final class LockEngine implements Retries.Attempts {
 
     @Override
     public void follow(RedlockLease holder, Retries successor) {
-        LeaseHandle lease = Lease.of(holder).handle();
-        if (lease.type() == LockType.EXCLUSIVE && lease.keys().fence() == null) {
-            this.successors.putIfAbsent(lease, successor);
-        }
+        this.handoffs.follow(Lease.of(holder).handle(), successor);
     }
 
     @Override
     public void unfollow(RedlockLease holder, Retries successor) {
-        this.successors.remove(Lease.of(holder).handle(), successor);
+        this.handoffs.unfollow(Lease.of(holder).handle(), successor);
     }
 
     @Override
@@ -306,101 +303,13 @@ public final class LockEngine implements Retries.Attempts {
             if (reached && problem == null) {
                 return CompletableFuture.completedFuture(granted(type, key, keys, token, call, null, ttlMillis, 0));
             }
-            return failed(type, keys, tokenBytes, call, call, problem, ttlMillis, deadlineNanos);
+            return this.cleanups.failed(type, keys, tokenBytes, call, call, problem, ttlMillis, deadlineNanos, Cleanups.Lock.NOT_FREED);
         });
     }
 
-    /**
-     * Releases an exclusive lease by handing its key to the caller of this JVM that waits behind it, if there is
-     * one that still waits: one script per node ({@code handoff.lua}) replaces the key's token by the caller's
-     * where it still holds the lease's, so the key is never free in between, instead of a release followed by
-     * the caller's attempt. A node where another client waits for the lock (one of its attempts was refused there
-     * within the time it said it would wait, or within a ttl for a caller that does not wait: {@code cleanup.lua}
-     * records it) releases instead, so that a busy line in this JVM never keeps the lock from other processes: without a
-     * quorum of handoffs the caller then contends like any waiter. It is both the lease's release (its reply says whether the node still held the lease)
-     * and the caller's acquisition, decided like any attempt: a quorum of nodes that handed over, within validity
-     * counted from before the script was sent (each node set the key's ttl when it ran the script, after that).
-     * Where the handoff fails, the caller's token is deleted again on every node it may have reached, with a
-     * release message where another client waits (the lock may be free there now), and the caller tries again at once. Not for fenced
-     * leases: a fencing token comes from an acquisition's two rounds.
-     * @param owedUntilNanos until when a release that cannot be sent now is still worth sending later
-     * @return the lease's release call, or null when nobody takes the lock over: release as usual
-     */
+    /** The handoff of a released lease, if a caller of this JVM waits behind it ({@link Handoffs#handOver}); else null. */
     private @Nullable QuorumCall handOver(LeaseHandle lease, long owedUntilNanos) {
-        Retries successor = this.successors.remove(lease);
-        if (successor == null) {
-            return null;
-        }
-        // Tracked before the closed check: a close either waits for the handoff, or is seen here.
-        CompletableFuture<Void> underWay = this.work.track(new CompletableFuture<>());
-        if (this.closing || !successor.takeOver()) {
-            underWay.complete(null);
-            return null;
-        }
-        long ttlMillis = successor.ttlMillis();
-        String token = newToken();
-        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
-        LockType.Keys keys = lease.keys();
-        QuorumCall handoff = null;
-        QuorumCall release;
-        try {
-            handoff = this.nodes.newCall("handoff");
-            release = this.nodes.newUnreportedCall("release"); // the same replies: reported once, as the handoff's
-            sendHandoff(lease, tokenBytes, ttlMillis, handoff, release, owedUntilNanos);
-        }
-        catch (RuntimeException ex) {
-            // Nothing or part of it was sent (e.g. the lock closed meanwhile): what was sent is deleted again where
-            // possible, the caller tries again at once (its attempt follows what was sent), and the holder's
-            // release goes as usual. A node the clean-up misses keeps the caller's token until its ttl: it is no
-            // lease's, and gives the lock to no one.
-            logger.log(System.Logger.Level.WARNING, "Could not hand the lock '" + lease.name() + "' over, releasing it instead: " + ex);
-            if (handoff != null) {
-                try {
-                    this.followUps.release(LuaScript.RELEASE, keys.publishedRelease(), keys.releaseArgs(tokenBytes), handoff,
-                            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
-                }
-                catch (RuntimeException again) {
-                    ex.addSuppressed(again);
-                }
-            }
-            successor.handedOver(CompletableFuture.completedFuture(Attempt.failed(null, "the handoff could not be sent: " + ex, true)),
-                    underWay, tokenBytes);
-            return null;
-        }
-        this.work.track(release.allReplies());
-        long deadlineNanos = successor.deadlineNanos();
-        QuorumCall handedOver = handoff;
-        CompletableFuture<Attempt> attempt = handedOver.decision().thenCompose((reached) -> {
-            String problem = reached ? validityProblem(handedOver.elapsedNanos(), ttlMillis) : null;
-            if (reached && problem == null) {
-                return CompletableFuture.completedFuture(granted(LockType.EXCLUSIVE, lease.name(), keys, token, handedOver, null, ttlMillis, 0));
-            }
-            return failed(LockType.EXCLUSIVE, keys, tokenBytes, handedOver, handedOver, problem, ttlMillis, deadlineNanos,
-                    Lock.MAY_HAVE_FREED);
-        });
-        successor.handedOver(attempt, underWay, tokenBytes);
-        return release;
-    }
-
-    /**
-     * Sends the handoff script to each node the releasing lease may have reached; the others are recorded as
-     * not sent, so that nothing of the new lease ever goes there.
-     */
-    private void sendHandoff(LeaseHandle lease, byte[] tokenBytes, long ttlMillis, QuorumCall handoff, QuorumCall release,
-            long owedUntilNanos) {
-        byte[] channel = lease.keys().channels()[0];
-        byte[][] args = { lease.tokenBytes(), tokenBytes, Long.toString(ttlMillis).getBytes(StandardCharsets.US_ASCII), channel, this.clientId };
-        OwedReleases.Release plain = new OwedReleases.Release(lease.type().releaseScript(), lease.keys().publishedRelease(),
-                lease.keys().releaseArgs(lease.tokenBytes()), owedUntilNanos);
-        for (int i = 0; i < this.nodes.size(); i++) {
-            if (lease.acquisition().maySetOn(i)) {
-                this.nodes.node(i).handOver(lease.keys().handoff(), args, handoff, release, i, plain);
-            }
-            else {
-                handoff.record(i, NodeReply.NOT_SENT);
-                release.record(i, NodeReply.NOT_SENT);
-            }
-        }
+        return this.handoffs.handOver(lease, owedUntilNanos);
     }
 
     /**
@@ -419,12 +328,13 @@ public final class LockEngine implements Retries.Attempts {
             if (problem == null) {
                 return CompletableFuture.completedFuture(granted(type, key, keys, token, acquisition, confirmation, ttlMillis, candidate));
             }
-            return failed(type, keys, tokenBytes, acquisition, confirmed ? acquisition : confirmation, problem, ttlMillis, deadlineNanos);
+            return this.cleanups.failed(type, keys, tokenBytes, acquisition, confirmed ? acquisition : confirmation, problem, ttlMillis,
+                    deadlineNanos, Cleanups.Lock.NOT_FREED);
         });
     }
 
     /** Why a quorum's grant came too late to hold the lock, or null: validity ran out, or the budget was spent. */
-    private @Nullable String validityProblem(long elapsed, long ttlMillis) {
+    @Nullable String validityProblem(long elapsed, long ttlMillis) {
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         long drift = this.nodes.drift(ttlNanos);
         if (ttlNanos - elapsed - drift <= 0) {
@@ -442,7 +352,7 @@ public final class LockEngine implements Retries.Attempts {
      * The lease of an attempt that holds the lock: each node that granted holds the key until the attempt's
      * start plus the ttl, less drift; a node that said no to the fencing token's confirmation holds nothing.
      */
-    private Attempt granted(LockType type, String key, LockType.Keys keys, String token, QuorumCall acquisition,
+    Attempt granted(LockType type, String key, LockType.Keys keys, String token, QuorumCall acquisition,
             @Nullable QuorumCall confirmation, long ttlMillis, long fencingToken) {
         long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
         NodeExpiries expiries = new NodeExpiries(this.nodes.size(), acquisition.startNanos());
@@ -473,63 +383,6 @@ public final class LockEngine implements Retries.Attempts {
         RedlockLease lease = new Lease(this.followUps, handle, key, token);
         this.held.add(lease);
         return Attempt.acquired(lease);
-    }
-
-    /**
-     * A failed attempt: the lease's entries are deleted on every node the acquisition may have reached,
-     * including those that said no or timed out; enqueued before the caller learns of the failure, so that its
-     * next attempt follows the clean-up on every connection.
-     * @param report the call whose replies the failure reports
-     */
-    private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
-            QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos) {
-        return failed(type, keys, tokenBytes, acquisition, report, problem, ttlMillis, deadlineNanos, Lock.NOT_FREED);
-    }
-
-    /** Whether a failed attempt may have freed the lock, as a failed handoff may: its clean-up then publishes. */
-    private enum Lock {
-
-        NOT_FREED, MAY_HAVE_FREED
-
-    }
-
-    private CompletableFuture<Attempt> failed(LockType type, LockType.Keys keys, byte[] tokenBytes, QuorumCall acquisition,
-            QuorumCall report, @Nullable String problem, long ttlMillis, long deadlineNanos, Lock lock) {
-        boolean retrying = System.nanoTime() - deadlineNanos < 0;
-        Attempt failed = Attempt.failed(report, problem, retrying);
-        boolean quiet = retrying && lock == Lock.NOT_FREED;
-        byte[][] marking = keys.cleanupMarking();
-        // A read or write lock's retry clean-up is never owed: sent late, it would delete what the next attempt set
-        // under the same token. Every other attempt's token is its own (LockType#keepsTokenAcrossAttempts).
-        long owedUntil = (retrying && type.keepsTokenAcrossAttempts()) ? 0
-                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
-        return this.nodes.inProgramOrder(() -> {
-            // sent here, not through release(): one hop at most
-            // A retry's clean-up does not publish: waiters, this one included, would wake each other in turn
-            // while a holder keeps the lock on a bare quorum. A final one (the caller gave up) does.
-            if (marking != null) {
-                // An exclusive or multi-key clean-up also records, where another token holds a key, that this client
-                // waits for it: until its deadline, and for at least a ttl (a caller that does not wait may poll again).
-                long wantsMillis = ttlMillis + Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
-                byte[][] args = cleanupArgs(keys, tokenBytes, wantsMillis, quiet);
-                this.followUps.release(LuaScript.CLEANUP, marking, args, acquisition, owedUntil);
-                return failed;
-            }
-            byte[][] args = quiet ? new byte[][] { tokenBytes } : keys.releaseArgs(tokenBytes);
-            this.followUps.release(quiet ? type.retryCleanupScript() : type.releaseScript(), keys.cleanup(quiet), args, acquisition, owedUntil);
-            return failed;
-        });
-    }
-
-    /** The arguments of {@code cleanup.lua}: the token, the client, how long it wants the lock, and the channels of a final one. */
-    private byte[][] cleanupArgs(LockType.Keys keys, byte[] tokenBytes, long wantsMillis, boolean quiet) {
-        int channels = quiet ? 0 : keys.channels().length;
-        byte[][] args = new byte[3 + channels][];
-        args[0] = tokenBytes;
-        args[1] = this.clientId;
-        args[2] = Long.toString(Math.max(1, wantsMillis)).getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(keys.channels(), 0, args, 3, channels);
-        return args;
     }
 
 }

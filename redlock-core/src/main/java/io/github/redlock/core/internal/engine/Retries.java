@@ -2,7 +2,6 @@ package io.github.redlock.core.internal.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadLocalRandom;
@@ -353,7 +352,7 @@ public final class Retries implements Runnable {
             listening.onNodes();
         }
         long remaining = this.deadlineNanos - System.nanoTime();
-        long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call())), remaining));
+        long delay = Math.max(0, Math.min(Math.min(jitteredDelay(), untilQuorumFree(attempt.call(), System.nanoTime())), remaining));
         this.phase.set(WAITING);
         if (this.wakes.get() != seen && this.phase.compareAndSet(WAITING, ATTEMPTING)) {
             // A message came during the attempt. Never from this thread: it may be an I/O thread, whose own
@@ -365,32 +364,13 @@ public final class Retries implements Runnable {
     }
 
     /**
-     * How long until a quorum of nodes is free, by what the refusing nodes said of the holder's key (its
-     * PTTL, counted from the attempt's decision, plus a millisecond); {@code Long.MAX_VALUE} when the nodes
-     * did not say (a read-write lock, a timeout, a key without expiry).
+     * How long after {@code nowNanos} a quorum of nodes is free, by what the refusing nodes said of the holder's key
+     * ({@link QuorumCall#untilQuorumFree}); {@code Long.MAX_VALUE} without a call, or for one that did reach a quorum
+     * too late: the retry delay decides.
      */
-    private long untilQuorumFree(@Nullable QuorumCall call) {
-        if (call == null || call.granted() >= this.engine.quorum()) {
-            return Long.MAX_VALUE; // no word from the nodes, or a quorum that came too late: the delay decides
-        }
-        int size = this.engine.nodeCount();
-        long[] freeIn = new long[size];
-        long decided = call.startNanos() + call.elapsedNanos();
-        long now = System.nanoTime();
-        for (int i = 0; i < size; i++) {
-            NodeReply reply = call.reply(i);
-            if (reply != null && reply.granted()) {
-                freeIn[i] = 0; // this attempt's own key, deleted by its clean-up
-            }
-            else if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && reply.value() >= 0) {
-                freeIn[i] = Math.max(0, decided + TimeUnit.MILLISECONDS.toNanos(reply.value() + 1) - now);
-            }
-            else {
-                freeIn[i] = Long.MAX_VALUE;
-            }
-        }
-        Arrays.sort(freeIn);
-        return freeIn[this.engine.quorum() - 1];
+    private long untilQuorumFree(@Nullable QuorumCall call, long nowNanos) {
+        int quorum = this.engine.quorum();
+        return (call == null || call.granted() >= quorum) ? Long.MAX_VALUE : call.untilQuorumFree(quorum, nowNanos);
     }
 
     /** A uniformly random delay between half and one and a half times the retry delay. */

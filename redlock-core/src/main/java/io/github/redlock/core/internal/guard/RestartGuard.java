@@ -14,7 +14,6 @@ import io.github.redlock.core.internal.node.RedisNodeClient;
 import io.github.redlock.core.internal.node.ServerInfo;
 import io.github.redlock.core.internal.support.Uris;
 import io.netty.util.concurrent.EventExecutorGroup;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  * A node that logs every write before answering votes at once after a restart only when its kept-data marker, which
  * clients set on it while it votes and is durable, names the process that ran on it just before this one. The rules
  * themselves are {@link QuarantinePolicy}'s, the independence of the nodes {@link Independence}'s; the records and
- * markers are read and written by {@link NodeRecordStore}.
+ * markers are read and written by {@link NodeRecordStore}, and written again every refresh period by
+ * {@link RecordKeeping}.
  * <p>
  * The check is one sequence with three outcomes (vote, wait, check again), and each step explains why it fails
  * closed; the fencing repair it runs before a node votes is {@link Fencing}'s, and the vote's state {@link NodeVote}'s.
@@ -82,21 +82,14 @@ public final class RestartGuard implements AutoCloseable {
      */
     private final long quarantineMillis;
 
-    /** How often this client writes its records again. */
-    private final long refreshMillis;
-
-    /**
-     * In {@code AUTO}, how long after the start of a confirmed write of its record a node votes in this client: two
-     * quarantines less a max-ttl, so that every lease granted meanwhile ends before the record expires.
-     */
-    private final long recordVotesNanos;
+    /** This client's records of the nodes, written and refreshed. */
+    private final RecordKeeping records;
 
     private final EventExecutorGroup scheduler;
 
     /** Raises a node's fencing counter before it votes; null when fencing is off. */
     private final @Nullable Fencing fencing;
 
-    private volatile @Nullable ScheduledFuture<?> refresh;
 
     /** Per node, the last verdict this client applied: to which server process, from when it votes, and why it waited. */
     private final AtomicReferenceArray<@Nullable Decision> decided;
@@ -109,9 +102,8 @@ public final class RestartGuard implements AutoCloseable {
         this.scheduler = scheduler;
         this.maxTtlMillis = maxTtlMillis;
         this.quarantineMillis = maxTtlMillis + TimeUnit.NANOSECONDS.toMillis(driftNanos) + 1000;
-        this.refreshMillis = NodeRecords.refreshMillis(this.quarantineMillis);
-        this.recordVotesNanos = TimeUnit.MILLISECONDS.toNanos(2 * this.quarantineMillis - maxTtlMillis);
         this.store = new NodeRecordStore(nodes, keyPrefix, maxTtlMillis, this.quarantineMillis);
+        this.records = new RecordKeeping(nodes, this.store, mode, maxTtlMillis, this.quarantineMillis, FORMER_READS, scheduler);
         this.decided = new AtomicReferenceArray<>(nodes.length);
         for (RedisNodeClient node : nodes) {
             if (mode == RestartQuarantine.AUTO) {
@@ -142,7 +134,7 @@ public final class RestartGuard implements AutoCloseable {
         catch (Exception ex) {
             // Slow nodes are checked when their answers come; they do not vote meanwhile.
         }
-        this.refresh = this.scheduler.scheduleAtFixedRate(this::refresh, this.refreshMillis, this.refreshMillis, TimeUnit.MILLISECONDS);
+        this.records.start();
     }
 
     /** Checks one node after it (re)connected, and lets it vote, now or after its quarantine. */
@@ -220,7 +212,7 @@ public final class RestartGuard implements AutoCloseable {
             exclude(node, epoch, notIndependent);
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<@Nullable String> marker = this.store.mark(index, epoch, info, info.durable() ? "read" : "delete", server(index));
+        CompletableFuture<@Nullable String> marker = this.store.mark(index, epoch, info, info.durable() ? "read" : "delete", RecordKeeping.server(this.nodes[index]));
         Verdict known = known(index, info);
         CompletableFuture<Verdict> verdict = (this.mode == RestartQuarantine.NEVER) ? CompletableFuture.completedFuture(Verdict.VOTE)
                 : (known != null) ? CompletableFuture.completedFuture(known)
@@ -241,10 +233,10 @@ public final class RestartGuard implements AutoCloseable {
                         node.vote().runId(info.runId()); // only now: a check voided by a reconnect keeps the old evidence
                         this.decided.set(index, new Decision(info.runId(), System.nanoTime() + decided.waitNanos(), reason));
                         if (!votes || this.mode == RestartQuarantine.NEVER) {
-                            recordConfirmed(index, info.runId()); // after reading: another client's check must still find the old run_id
+                            this.records.recordConfirmed(index, info.runId()); // after reading: another client's check must still find the old run_id
                         }
                         if (votes && info.durable()) {
-                            this.store.mark(index, epoch, info, "set", server(index)); // it votes: its data is complete from here on
+                            this.store.mark(index, epoch, info, "set", RecordKeeping.server(this.nodes[index])); // it votes: its data is complete from here on
                         }
                     }
                 });
@@ -265,7 +257,7 @@ public final class RestartGuard implements AutoCloseable {
         }
         int readersNeeded = FORMER_READS ? this.nodes.length / 2 : QuarantinePolicy.readersNeeded(this.nodes.length);
         Verdict verdict = QuarantinePolicy.check(this.mode, this.maxTtlMillis, this.quarantineMillis, info, previous,
-                evidence.records()[index], marker, server(index), trusted, readersNeeded);
+                evidence.records()[index], marker, RecordKeeping.server(this.nodes[index]), trusted, readersNeeded);
         if (!verdict.decided()) {
             this.scheduler.schedule(() -> check(index), 500, TimeUnit.MILLISECONDS); // fails closed meanwhile
         }
@@ -302,8 +294,8 @@ public final class RestartGuard implements AutoCloseable {
         if (this.mode == RestartQuarantine.NEVER || !verdict.decided() || verdict.quarantine() != null) {
             return CompletableFuture.completedFuture(verdict);
         }
-        int needed = recordsToConfirm();
-        return recordConfirmed(index, info.runId()).thenApply((confirmed) -> {
+        int needed = this.records.recordsToConfirm();
+        return this.records.recordConfirmed(index, info.runId()).thenApply((confirmed) -> {
             if (confirmed >= needed) {
                 return verdict;
             }
@@ -362,15 +354,6 @@ public final class RestartGuard implements AutoCloseable {
     private record Decision(String runId, long votesFromNanos, @Nullable String reason) {
     }
 
-    /**
-     * The server that answers for a node now, as a marker names it: a Sentinel node's current master, else the node's
-     * own address. A Sentinel group's promoted replica is another server than its former master.
-     */
-    private String server(int index) {
-        List<String> servers = this.nodes[index].servers();
-        return this.nodes[index].isSentinel() && !servers.isEmpty() ? servers.get(0) : this.nodes[index].name();
-    }
-
     private boolean quarantine(RedisNodeClient node, long epoch, long waitNanos, String reason) {
         if (!node.vote().voteFrom(epoch, System.nanoTime() + waitNanos, "quarantined: " + reason)) {
             return false; // the connection dropped meanwhile: its next check decides
@@ -386,58 +369,9 @@ public final class RestartGuard implements AutoCloseable {
         return true;
     }
 
-    /**
-     * Writes this client's record of the node's process to the other nodes and returns how many confirmed it; with
-     * enough ({@link QuarantinePolicy#recordsToConfirm}), in {@code AUTO}, lets the node vote through that process for
-     * {@link #recordVotesNanos} from before the writes (a refresh extends it). A record lives two quarantines and a refresh
-     * period ({@link NodeRecords#keepMillis}), and a lease granted through the node a max-ttl: so a lease granted while the
-     * node votes ends while the record that a later check of the node must find still lives, however many refreshes fail.
-     */
-    private CompletableFuture<Long> recordConfirmed(int index, String runId) {
-        long started = System.nanoTime();
-        return this.store.write(index, runId).thenApply((confirmed) -> {
-            if (this.mode == RestartQuarantine.AUTO && confirmed >= recordsToConfirm()) {
-                this.nodes[index].vote().recordedUntil(runId, started + this.recordVotesNanos);
-            }
-            return confirmed;
-        });
-    }
-
-    /** {@link QuarantinePolicy#recordsToConfirm} of the node count, or none for the control ({@link #FORMER_READS_PROPERTY}). */
-    private int recordsToConfirm() {
-        return FORMER_READS ? 0 : QuarantinePolicy.recordsToConfirm(this.nodes.length);
-    }
-
-    /**
-     * Writes this client's records again, and each node's marker as the node is now: set once it votes (its
-     * quarantine is over) while durable, deleted while it is not durable, so that a node whose {@code appendfsync}
-     * was weakened at run time loses its marker within a refresh period.
-     */
-    private void refresh() {
-        for (int i = 0; i < this.nodes.length; i++) {
-            int index = i;
-            String runId = this.nodes[i].vote().runId();
-            NodeVote.State vote = this.nodes[i].vote().current();
-            if (runId != null && vote.checked()) {
-                recordConfirmed(i, runId);
-                this.nodes[i].serverInfo().thenAccept((info) -> {
-                    if (info.runId().equals(runId) && info.master() && (!info.durable() || this.nodes[index].vote().mayVote())) {
-                        this.store.mark(index, vote.epoch(), info, info.durable() ? "set" : "delete", server(index));
-                    }
-                    else if (!info.master()) { // a Sentinel node's former master, demoted: a failover this client missed
-                        this.nodes[index].followMaster("the server answering it is a replica now");
-                    }
-                }).exceptionally((failure) -> null); // refreshed again soon
-            }
-        }
-    }
-
     @Override
     public void close() {
-        ScheduledFuture<?> current = this.refresh;
-        if (current != null) {
-            current.cancel(false);
-        }
+        this.records.close();
     }
 
 }

@@ -22,6 +22,18 @@ public final class NodeVote {
     /** The {@code run_id} of the node's latest answer to a check, decided or not, or null. */
     private volatile @Nullable String seenRunId;
 
+    /**
+     * A yes to an acquisition sent while the node voted but answered after the connection dropped and came back:
+     * it may come from a restarted, unchecked server, so it counts as an error, not a vote (an error, not a
+     * rejection, so that the clean-up still goes to the node).
+     */
+    NodeReply acrossReconnect(long epoch, NodeReply reply) {
+        if (reply.granted() && current().epoch() != epoch) {
+            return new NodeReply(NodeReply.Outcome.ERROR, "error: answered after the connection dropped and came back");
+        }
+        return reply;
+    }
+
     /** The current state: never null, as the reference starts with one and is only ever set to another. */
     public State current() {
         return Objects.requireNonNull(this.state.get());

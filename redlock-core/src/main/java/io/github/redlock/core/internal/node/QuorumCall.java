@@ -212,4 +212,29 @@ public final class QuorumCall implements TimerTask {
         return failures;
     }
 
+    /**
+     * How long after {@code nowNanos} a quorum of the nodes is free, by their replies: a node that said yes at once (this
+     * attempt's own key, deleted by its clean-up), one that refused with the holder's PTTL once that PTTL, counted from
+     * the decision, and a millisecond have passed, any other never ({@code Long.MAX_VALUE}: a read-write lock, a
+     * timeout, a key without expiry). The {@code quorum}-th soonest; {@code Long.MAX_VALUE} when fewer are ever free.
+     */
+    public long untilQuorumFree(int quorum, long nowNanos) {
+        long[] freeIn = new long[this.nodes.length];
+        long decided = this.decidedNanos;
+        for (int i = 0; i < freeIn.length; i++) {
+            NodeReply reply = this.replies.get(i);
+            if (reply != null && reply.granted()) {
+                freeIn[i] = 0;
+            }
+            else if (reply != null && reply.outcome() == NodeReply.Outcome.DENIED && reply.value() >= 0) {
+                freeIn[i] = Math.max(0, decided + TimeUnit.MILLISECONDS.toNanos(reply.value() + 1) - nowNanos);
+            }
+            else {
+                freeIn[i] = Long.MAX_VALUE;
+            }
+        }
+        java.util.Arrays.sort(freeIn);
+        return freeIn[quorum - 1];
+    }
+
 }

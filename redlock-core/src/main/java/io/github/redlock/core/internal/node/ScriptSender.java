@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import io.github.redlock.core.internal.script.LuaScript;
 import io.github.redlock.core.internal.script.SlotGroups;
@@ -27,37 +28,26 @@ import org.jspecify.annotations.Nullable;
  */
 final class ScriptSender {
 
-    /** Where a node's commands go, and what it does with what they tell: each kind of node has its own. */
-    interface Routes {
-
-        /** The connection that a command on this (placed) key goes to, or null when none is open. */
-        @Nullable NodeConnection route(byte[] key);
-
-        /** The keys as the node stores them: a cluster node's companion keys are tagged into their lock's slot. */
-        byte[][] placed(byte[][] keys);
-
-        /** Why the node is not connected now. */
-        NodeReply notConnected();
-
-        /** A command failed: the node may follow a failover or read its view again. */
-        void failed(@Nullable Throwable failure);
-
-        /** A release that did not reach the node, to send once it is back. */
-        void owe(OwedReleases.Release release);
-
-    }
-
-    private final Routes routes;
+    /** Where a node's commands go: each kind of node has its own routes. */
+    private final NodeKind routes;
 
     /** Whether the node is a cluster's, whose scripts on several keys are split by slot group. */
     private final boolean cluster;
 
+    /** Told of every failed command: the node may follow a failover or read its view again. */
+    private final Consumer<@Nullable Throwable> failed;
+
+    /** Given each release that did not reach the node, to send once it is back. */
+    private final Consumer<OwedReleases.Release> owe;
+
     /** Commands sent to the node and not yet answered: grows while the node is frozen. */
     private final AtomicInteger awaitingReply;
 
-    ScriptSender(Routes routes, boolean cluster, AtomicInteger awaitingReply) {
+    ScriptSender(NodeKind routes, Consumer<@Nullable Throwable> failed, Consumer<OwedReleases.Release> owe, AtomicInteger awaitingReply) {
         this.routes = routes;
-        this.cluster = cluster;
+        this.cluster = routes instanceof ClusterShards;
+        this.failed = failed;
+        this.owe = owe;
         this.awaitingReply = awaitingReply;
     }
 
@@ -81,14 +71,14 @@ final class ScriptSender {
         send(connection, async, script, placed, args, done);
     }
 
-    /** Runs a script on the given commands of one of the node's connections (one that {@link Routes#route} gave). */
+    /** Runs a script on the given commands of one of the node's connections (one that {@link NodeKind#route} gave). */
     void send(NodeConnection connection, RedisAsyncCommands<byte[], byte[]> async, LuaScript script, byte[][] keys, byte[][] args,
             BiConsumer<Long, Throwable> done) {
         this.awaitingReply.incrementAndGet();
         if (!connection.scriptsLoaded()) {
             async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((reply, failure) -> {
                 this.awaitingReply.decrementAndGet();
-                this.routes.failed(failure);
+                this.failed.accept(failure);
                 done.accept(reply, failure);
             });
             return;
@@ -99,12 +89,12 @@ final class ScriptSender {
                 this.awaitingReply.incrementAndGet();
                 async.<Long>eval(script.body(), ScriptOutputType.INTEGER, keys, args).whenComplete((retried, again) -> {
                     this.awaitingReply.decrementAndGet();
-                    this.routes.failed(again);
+                    this.failed.accept(again);
                     done.accept(retried, again);
                 });
             }
             else {
-                this.routes.failed(failure);
+                this.failed.accept(failure);
                 done.accept(reply, failure);
             }
         });
@@ -159,11 +149,25 @@ final class ScriptSender {
                         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
                 send(LuaScript.RELEASE_MULTI, undo.keys(), undo.args(), (reply, failure) -> {
                     if (notDelivered(scriptReply(reply, failure))) {
-                        this.routes.owe(release);
+                        this.owe.accept(release);
                     }
                 });
             }
         }
+    }
+
+    /**
+     * An acquisition script's reply: positive is a yes (with the fencing counter, for a fenced lock); below -1, a
+     * no with the holder's PTTL, {@code -(pttl + 2)}; else a no.
+     */
+    static NodeReply acquisitionReply(Long reply, Throwable failure) {
+        if (failure == null && reply != null && reply > 0) {
+            return NodeReply.counted(reply);
+        }
+        if (failure == null && reply != null && reply < 0) {
+            return NodeReply.deniedFor(-reply - 2);
+        }
+        return ScriptSender.scriptReply(reply, failure);
     }
 
     /** A script's reply of 1 as a yes, anything else as a no, a failure as what it was. */

@@ -5,21 +5,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
 import io.github.redlock.core.NodeConnector;
-import io.github.redlock.core.internal.support.Uris;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ValueListOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.Delay;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -27,12 +23,10 @@ import io.netty.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Listens to every sentinel of a Sentinel node for the announcements of a failover of its master, and reports each
- * one, so that the node drops its connection to the former master at once: a former master that still runs answers
- * as a master until the sentinels turn it into a replica, some seconds later, and would meanwhile grant locks that the
- * new master never hears of. Two announcements count: {@code +promoted-slave} (the sentinel that ran the failover saw
- * the replica answer as the master; from then on the sentinels name it) and {@code +switch-master} (every sentinel,
- * once the failover is over or once it learned of it from another).
+ * What a Sentinel node knows of its master from its sentinels: their announcements of a failover, which make it follow
+ * at once ({@link SentinelAnnouncements}: a former master that still runs answers as a master until the sentinels turn
+ * it into a replica, some seconds later, and would meanwhile grant locks that the new master never hears of), and
+ * their confirmation of the master, without which the node does not vote.
  * <p>
  * An announcement that never arrives (a sentinel connection that went silent, a sentinel stopped) must not leave the
  * node voting through a deposed master, so the node votes only on a <em>confirmation</em>: every sentinel listed is
@@ -72,12 +66,6 @@ final class SentinelWatch {
     /** How long after the last follow a majority that names another server than the connection's starts another. */
     private static final long FOLLOW_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private static final System.Logger logger = System.getLogger(SentinelWatch.class.getName());
-
-    private static final byte[] SWITCH_MASTER = "+switch-master".getBytes(StandardCharsets.US_ASCII);
-
-    private static final byte[] PROMOTED = "+promoted-slave".getBytes(StandardCharsets.US_ASCII);
-
     private static final Delay RETRY = Delay.exponential(Duration.ofMillis(100), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS);
 
     private final NodeConnector connector;
@@ -88,15 +76,10 @@ final class SentinelWatch {
 
     private final EventExecutorGroup scheduler;
 
-    /** Told of each failover of this node's master, with the announcement's text. */
-    private final Consumer<String> onFailover;
-
-    private final List<StatefulRedisPubSubConnection<byte[], byte[]>> connections = new CopyOnWriteArrayList<>();
+    /** The sentinels' announcements of a failover, which make the node follow at once. */
+    private final SentinelAnnouncements announcements;
 
     private volatile boolean closed;
-
-    /** The new master that the last announcement reported, so that its repeats are not reported again. */
-    private final AtomicReference<@Nullable String> lastPromoted = new AtomicReference<>();
 
     /** The sentinels listed, in order. */
     private final List<RedisURI> listed;
@@ -144,7 +127,7 @@ final class SentinelWatch {
         this.node = node;
         this.masterName = String.valueOf(node.getSentinelMasterId());
         this.scheduler = scheduler;
-        this.onFailover = onFailover;
+        this.announcements = new SentinelAnnouncements(connector, node, scheduler, onFailover);
         this.onMajorityElsewhere = onMajorityElsewhere;
         this.connectedTo = connectedTo;
         this.listed = List.copyOf(node.getSentinels());
@@ -163,9 +146,7 @@ final class SentinelWatch {
         if (this.asking != null) {
             return;
         }
-        for (RedisURI sentinel : this.listed) {
-            subscribe(sentinel, 0);
-        }
+        this.announcements.start();
         this.asking = this.scheduler.scheduleAtFixedRate(this::askAll, 0, ASK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
@@ -373,81 +354,6 @@ final class SentinelWatch {
 
     }
 
-    private void subscribe(RedisURI sentinel, int failures) {
-        if (this.closed) {
-            return;
-        }
-        CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> attempt;
-        try {
-            attempt = this.connector.connectSentinel(this.node, sentinel).toCompletableFuture();
-        }
-        catch (RuntimeException ex) {
-            attempt = CompletableFuture.failedFuture(ex);
-        }
-        attempt.thenCompose((connection) -> {
-            this.connections.add(connection);
-            if (this.closed) {
-                close(connection);
-                return CompletableFuture.completedFuture(null);
-            }
-            connection.addListener(new RedisPubSubAdapter<>() {
-
-                @Override
-                public void message(byte[] channel, byte[] message) {
-                    announced(channel, message);
-                }
-
-            });
-            // Lettuce subscribes again on every reconnection of this connection.
-            return connection.async().subscribe(SWITCH_MASTER, PROMOTED).toCompletableFuture().whenComplete((done, refused) -> {
-                if (refused != null) { // tried again on a new connection
-                    this.connections.remove(connection);
-                    close(connection);
-                }
-            });
-        }).whenComplete((subscribed, failure) -> {
-            if (failure == null || this.closed) {
-                return;
-            }
-            if (failure.getCause() instanceof UnsupportedOperationException || failure instanceof UnsupportedOperationException) {
-                logger.log(System.Logger.Level.WARNING, "Redis node " + Uris.nodeName(this.node) + ": the connector opens no "
-                        + "sentinel connections (NodeConnector.connectSentinel), so no majority of the sentinels can confirm which "
-                        + "server is the master, and the node does not vote");
-                return;
-            }
-            long delay = RETRY.createDelay(failures + 1).toMillis();
-            this.scheduler.schedule(() -> subscribe(sentinel, failures + 1), delay, TimeUnit.MILLISECONDS);
-        });
-    }
-
-    /**
-     * Reports a failover once: every sentinel announces it, the one that ran it twice, some of them seconds later (they
-     * learn of it from each other), and each repeat names the same new master; a later failover names another one.
-     */
-    void announced(byte[] channel, byte[] message) {
-        String text = new String(message, StandardCharsets.UTF_8);
-        String promoted = promotedBy(channel, text);
-        if (promoted != null && !promoted.equals(this.lastPromoted.getAndSet(promoted))) {
-            this.onFailover.accept(new String(channel, StandardCharsets.US_ASCII) + " " + text);
-        }
-    }
-
-    /**
-     * The new master's {@code ip:port} if an announcement is of a failover of this node's master, else null:
-     * {@code +switch-master <name> <old ip> <old port> <new ip> <new port>}, {@code +promoted-slave slave <ip>:<port>
-     * <ip> <port> @ <name> <master ip> <master port>}.
-     */
-    @Nullable String promotedBy(byte[] channel, String message) {
-        String[] words = message.trim().split(" ");
-        if (java.util.Arrays.equals(channel, SWITCH_MASTER)) {
-            return (words.length >= 5 && words[0].equals(this.masterName)) ? words[3] + ":" + words[4] : null;
-        }
-        if (java.util.Arrays.equals(channel, PROMOTED) && words.length >= 6 && words[4].equals("@")) {
-            return words[5].equals(this.masterName) ? words[2] + ":" + words[3] : null;
-        }
-        return null;
-    }
-
     /** Stops listening: closes every sentinel connection, and any that opens later. */
     CompletableFuture<Void> close() {
         this.closed = true;
@@ -456,7 +362,7 @@ final class SentinelWatch {
             task.cancel(false);
         }
         List<CompletableFuture<Void>> closing = new ArrayList<>();
-        this.connections.forEach((connection) -> closing.add(close(connection)));
+        closing.add(this.announcements.close());
         for (int i = 0; i < this.askers.length(); i++) {
             closing.add(close(this.askers.getAndSet(i, null)));
         }
@@ -464,7 +370,7 @@ final class SentinelWatch {
         return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new));
     }
 
-    private static CompletableFuture<Void> close(@Nullable StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+    static CompletableFuture<Void> close(@Nullable StatefulRedisPubSubConnection<byte[], byte[]> connection) {
         return (connection != null) ? connection.closeAsync().exceptionally((failure) -> null) : CompletableFuture.completedFuture(null);
     }
 

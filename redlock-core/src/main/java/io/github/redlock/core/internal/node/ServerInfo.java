@@ -49,4 +49,24 @@ public record ServerInfo(String runId, long uptimeSeconds, boolean master, boole
         return new ServerInfo(runId, uptime, master, durable, promoted);
     }
 
+    /**
+     * What the masters of a cluster say of themselves, as one server: their {@code run_id}s, sorted, joined by {@code +}
+     * (any master that restarted or was replaced changes it; slots moved between the same masters do not), the
+     * shortest uptime, a master only if all are, promoted if one is, and never durable (no marker proves a whole
+     * cluster's data: a restart is always quarantined).
+     */
+    static ServerInfo ofCluster(java.util.List<ServerInfo> masters) {
+        java.util.TreeSet<String> runIds = new java.util.TreeSet<>();
+        long uptime = Long.MAX_VALUE;
+        boolean master = true;
+        boolean promoted = false;
+        for (ServerInfo info : masters) {
+            runIds.add(info.runId());
+            uptime = Math.min(uptime, info.uptimeSeconds());
+            master &= info.master();
+            promoted |= info.promoted();
+        }
+        return new ServerInfo(String.join("+", runIds), uptime, master, false, promoted);
+    }
+
 }

@@ -3,6 +3,7 @@ package io.github.redlock.core.internal.support;
 import java.util.StringJoiner;
 
 import io.lettuce.core.RedisURI;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Node URIs as the library may print them: never with a password.
@@ -107,6 +108,21 @@ public final class Uris {
      */
     public static boolean isSentinel(RedisURI uri) {
         return uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty();
+    }
+
+    /**
+     * Why a TLS certificate was refused, if that is what {@code failure} says anywhere in its causes (an unknown
+     * certificate authority, a name the certificate is not for), as {@link #describe} words it; else null (a node
+     * down, a refused password are not certificate problems).
+     */
+    public static @Nullable String certificateProblem(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+            if (cause instanceof java.security.cert.CertificateException || cause instanceof java.security.cert.CertPathValidatorException
+                    || cause instanceof javax.net.ssl.SSLPeerUnverifiedException) {
+                return describe(failure);
+            }
+        }
+        return null;
     }
 
     /**

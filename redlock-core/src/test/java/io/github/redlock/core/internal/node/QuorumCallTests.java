@@ -220,6 +220,36 @@ class QuorumCallTests {
         assertThat(Fencing.candidate(call(THREE), THREE.length)).isZero();
     }
 
+    @Test
+    void aRetryWaitsUntilAQuorumIsFreeByTheHoldersPttlsCountedFromTheDecision() {
+        QuorumCall call = call(FIVE);
+        call.record(0, NodeReply.GRANTED); // this attempt's own key: free once its clean-up ran
+        call.record(1, NodeReply.deniedFor(100));
+        call.record(2, NodeReply.deniedFor(300));
+        call.record(3, NodeReply.deniedFor(200)); // the third no decides
+        call.record(4, NodeReply.failure(new IllegalStateException("boom"))); // never known to be free
+        long decided = call.startNanos() + call.elapsedNanos();
+        // Free: a at once, b 101 ms, d 201 ms, c 301 ms after the decision, e never: the third soonest is d.
+        assertThat(call.untilQuorumFree(3, decided)).isEqualTo(ms(201));
+        assertThat(call.untilQuorumFree(3, decided + ms(150))).isEqualTo(ms(51));
+        assertThat(call.untilQuorumFree(3, decided + ms(500))).isZero();
+        assertThat(call.untilQuorumFree(4, decided)).isEqualTo(ms(301));
+        assertThat(call.untilQuorumFree(5, decided)).as("e never says").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aRefusalWithoutAPttlNeverTellsWhenTheNodeIsFree() {
+        QuorumCall call = call(THREE);
+        call.record(0, NodeReply.DENIED); // a read-write lock's refusal says nothing of when
+        call.record(1, NodeReply.deniedFor(10));
+        call.record(2, NodeReply.timedOut(NODE_TIMEOUT));
+        assertThat(call.untilQuorumFree(2, call.startNanos() + call.elapsedNanos())).isEqualTo(Long.MAX_VALUE);
+    }
+
+    private static long ms(long millis) {
+        return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
     private QuorumCall call(String[] nodes) {
         return new QuorumCall(nodes, nodes.length / 2 + 1, this.timer, NODE_TIMEOUT, NodeReply.timedOut(NODE_TIMEOUT), "set",
                 this.observer);

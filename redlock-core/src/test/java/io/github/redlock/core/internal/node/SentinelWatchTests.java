@@ -11,14 +11,14 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests which sentinel announcements {@link SentinelWatch} takes for a failover of its node's master, and how a
- * Sentinel node is named.
+ * Tests which sentinel announcements {@link SentinelAnnouncements} takes for a failover of its node's master, how
+ * {@link SentinelWatch} works out a majority's confirmation, and how a Sentinel node is named.
  */
 class SentinelWatchTests {
 
     private static final RedisURI NODE = RedisURI.create("redis-sentinel://10.0.1.1:26379,10.0.1.2:26380#locks-b");
 
-    private final SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, (announcement) -> { }, (named) -> { }, () -> null);
+    private final SentinelAnnouncements watch = new SentinelAnnouncements((uri) -> null, NODE, null, (announcement) -> { });
 
     @Test
     void aSwitchOfItsMasterCountsWithTheNewMaster() {
@@ -44,7 +44,7 @@ class SentinelWatchTests {
     @Test
     void eachFailoverIsReportedOnceHoweverManySentinelsAnnounceIt() {
         List<String> reported = new ArrayList<>();
-        SentinelWatch watch = new SentinelWatch((uri) -> null, NODE, null, reported::add, (named) -> { }, () -> null);
+        SentinelAnnouncements watch = new SentinelAnnouncements((uri) -> null, NODE, null, reported::add);
         watch.announced(bytes("+promoted-slave"), bytes("slave 10.0.1.6:6379 10.0.1.6 6379 @ locks-b 10.0.1.5 6379"));
         watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.5 6379 10.0.1.6 6379"));
         watch.announced(bytes("+switch-master"), bytes("locks-b 10.0.1.5 6379 10.0.1.6 6379"));
