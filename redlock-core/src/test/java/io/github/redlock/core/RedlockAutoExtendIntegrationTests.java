@@ -22,6 +22,12 @@ class RedlockAutoExtendIntegrationTests {
 
     private static final Duration SHORT_TTL = Duration.ofMillis(500);
 
+    /**
+     * The read and write leases' ttl: long beside the patient node timeout (a read or write extension is a script
+     * that a busy machine may answer late), so that an extension a loaded machine delays does not lose them.
+     */
+    private static final Duration RW_TTL = Duration.ofSeconds(3);
+
     @RegisterExtension
     static final RedisNodesExtension redis = RedisNodesExtension.of(5);
 
@@ -54,8 +60,8 @@ class RedlockAutoExtendIntegrationTests {
 
     @Test
     void readLeasesAreExtendedToo() throws Exception {
-        RedlockLease reader = this.redlock.get().tryAcquireRead("doc", SHORT_TTL).orElseThrow().autoExtend(Duration.ofMinutes(1));
-        Thread.sleep(3 * SHORT_TTL.toMillis());
+        RedlockLease reader = this.redlock.get().tryAcquireRead("doc", RW_TTL).orElseThrow().autoExtend(Duration.ofMinutes(1));
+        Thread.sleep(RW_TTL.toMillis() * 3 / 2); // waits out more than a ttl: only extensions can keep it
         assertThat(reader.isValid()).isTrue();
         assertThat(this.nodes.get().members(1, "redlock:doc\u00FFreaders")).containsExactly(reader.token());
         assertThat(reader.release()).isTrue();
@@ -63,9 +69,9 @@ class RedlockAutoExtendIntegrationTests {
 
     @Test
     void writeLeasesAreExtendedToo() throws Exception {
-        RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", SHORT_TTL, Duration.ofSeconds(1)).orElseThrow()
+        RedlockLease writer = this.redlock.get().tryAcquireWrite("doc", RW_TTL, Duration.ofSeconds(1)).orElseThrow()
                 .autoExtend(Duration.ofMinutes(1));
-        Thread.sleep(3 * SHORT_TTL.toMillis());
+        Thread.sleep(RW_TTL.toMillis() * 3 / 2); // waits out more than a ttl: only extensions can keep it
         assertThat(writer.isValid()).isTrue();
         // A quorum, not every node: a node whose reader release lagged may rightly have refused the writer.
         awaitTrue(Duration.ofSeconds(5), () -> this.nodes.get().values("redlock:doc\u00FFwriter").stream()

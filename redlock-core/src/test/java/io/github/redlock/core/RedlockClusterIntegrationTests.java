@@ -315,11 +315,27 @@ class RedlockClusterIntegrationTests {
     }
 
     private static Redlock fenced() {
-        return TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), cluster.uri()).fencing(true).build();
+        return voting(TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), cluster.uri()).fencing(true).build());
     }
 
     private static Redlock redlock() {
-        return TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), cluster.uri()).build();
+        return voting(TestSupport.patientBuilder().nodes(redis.node(0).uri(), redis.node(1).uri(), cluster.uri()).build());
+    }
+
+    /**
+     * Returns the lock once every node votes: its first check may still run when the build returns on a busy machine (it
+     * waits for the checks a bounded time), and the tests acquire at once, without waiting.
+     */
+    private static Redlock voting(Redlock redlock) {
+        try {
+            TestSupport.awaitTrue(Duration.ofSeconds(30), () -> redlock.nodeStatuses().values().stream()
+                    .allMatch((status) -> status.state() == NodeStatus.State.UP));
+            return redlock;
+        }
+        catch (RuntimeException | Error ex) {
+            redlock.close();
+            throw ex;
+        }
     }
 
     static String text(byte[] bytes) {
