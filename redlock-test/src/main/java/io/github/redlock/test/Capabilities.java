@@ -56,6 +56,13 @@ public final class Capabilities {
      */
     public static final String NETNS = "netns";
 
+    /**
+     * Cuts of one process from chosen ports ({@link ProcessCuts}: root, nftables' {@code nft} and the {@code net_cls}
+     * cgroup controller), for partitions that a namespace per server cannot draw (a client cut from some of a cluster's
+     * servers).
+     */
+    public static final String NFT = "nft";
+
     private Capabilities() {
     }
 
