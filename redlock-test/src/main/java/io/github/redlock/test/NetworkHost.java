@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -83,7 +81,7 @@ public final class NetworkHost implements AutoCloseable {
         Boolean known = available;
         if (known == null) {
             String probe = "rlprobe" + ProcessHandle.current().pid();
-            known = run(false, "ip", "netns", "add", probe) && run(false, "ip", "netns", "delete", probe);
+            known = Commands.run(false, "ip", "netns", "add", probe) && Commands.run(false, "ip", "netns", "delete", probe);
             available = known;
         }
         return known;
@@ -218,7 +216,7 @@ public final class NetworkHost implements AutoCloseable {
     @Override
     public void close() {
         OPEN.remove(this);
-        run(false, "ip", "netns", "delete", this.name);
+        Commands.run(false, "ip", "netns", "delete", this.name);
     }
 
     @Override
@@ -227,16 +225,16 @@ public final class NetworkHost implements AutoCloseable {
     }
 
     private void build() {
-        run(true, "ip", "netns", "add", this.name);
-        run(true, "ip", "-n", this.name, "link", "set", "lo", "up");
+        Commands.run(true, "ip", "netns", "add", this.name);
+        Commands.run(true, "ip", "-n", this.name, "link", "set", "lo", "up");
         for (int link = 0; link <= this.clients; link++) {
             String outside = this.name + "o" + link;
             String inside = "h" + link;
-            run(true, "ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", this.name);
-            run(true, "ip", "addr", "add", this.subnet + (4 * link + 1) + "/30", "dev", outside);
-            run(true, "ip", "-n", this.name, "addr", "add", hostAddress(link) + "/30", "dev", inside);
-            run(true, "ip", "link", "set", outside, "up");
-            run(true, "ip", "-n", this.name, "link", "set", inside, "up");
+            Commands.run(true, "ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", this.name);
+            Commands.run(true, "ip", "addr", "add", this.subnet + (4 * link + 1) + "/30", "dev", outside);
+            Commands.run(true, "ip", "-n", this.name, "addr", "add", hostAddress(link) + "/30", "dev", inside);
+            Commands.run(true, "ip", "link", "set", outside, "up");
+            Commands.run(true, "ip", "-n", this.name, "link", "set", inside, "up");
         }
     }
 
@@ -255,7 +253,7 @@ public final class NetworkHost implements AutoCloseable {
             if (this.cut[client] != up) {
                 return;
             }
-            run(true, "ip", "-n", this.name, "link", "set", "h" + (client + 1), up ? "up" : "down");
+            Commands.run(true, "ip", "-n", this.name, "link", "set", "h" + (client + 1), up ? "up" : "down");
             this.cut[client] = !up;
         }
         finally {
@@ -271,7 +269,7 @@ public final class NetworkHost implements AutoCloseable {
 
     /** A second octet in 10.64 to 10.127 that no address of this machine uses. */
     private static int freeBlock() {
-        String used = output("ip", "-4", "-o", "addr", "show");
+        String used = Commands.output("ip", "-4", "-o", "addr", "show");
         List<Integer> free = new ArrayList<>();
         for (int b = 64; b < 128; b++) {
             if (!used.contains(" 10." + b + ".")) {
@@ -282,47 +280,6 @@ public final class NetworkHost implements AutoCloseable {
             throw new IllegalStateException("Every block 10.64.0.0/16 to 10.127.0.0/16 is in use on this machine");
         }
         return free.get(ThreadLocalRandom.current().nextInt(free.size()));
-    }
-
-    private static String output(String... command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(10, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed: " + text);
-            }
-            return text;
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Cannot run " + String.join(" ", command), ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while running " + String.join(" ", command), ex);
-        }
-    }
-
-    /** Runs a command; when {@code required}, a failure throws with its output, otherwise it returns false. */
-    private static boolean run(boolean required, String... command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            boolean done = process.waitFor(10, TimeUnit.SECONDS) && process.exitValue() == 0;
-            if (!done && required) {
-                throw new IllegalStateException(String.join(" ", command) + " failed: " + text.strip());
-            }
-            return done;
-        }
-        catch (IOException ex) {
-            if (required) {
-                throw new UncheckedIOException("Cannot run " + String.join(" ", command), ex);
-            }
-            return false;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while running " + String.join(" ", command), ex);
-        }
     }
 
 }

@@ -2,7 +2,6 @@ package io.github.redlock.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
@@ -93,7 +91,7 @@ public final class ProcessCuts implements AutoCloseable {
             known = available;
             if (known == null) {
                 String probe = "rlprobe" + ProcessHandle.current().pid();
-                known = mountNetCls() && run(false, "nft", "add", "table", "inet", probe) && run(false, "nft", "delete", "table", "inet", probe);
+                known = mountNetCls() && Commands.run(false, "nft", "add", "table", "inet", probe) && Commands.run(false, "nft", "delete", "table", "inet", probe);
                 available = known;
             }
             return known;
@@ -257,7 +255,7 @@ public final class ProcessCuts implements AutoCloseable {
             }
             this.closed = true;
             OPEN.remove(this);
-            run(false, "nft", "delete", "table", "inet", this.table);
+            Commands.run(false, "nft", "delete", "table", "inet", this.table);
             for (Long pid : this.members.keySet()) {
                 try {
                     Files.writeString(NET_CLS.resolve("cgroup.procs"), Long.toString(pid));
@@ -323,40 +321,14 @@ public final class ProcessCuts implements AutoCloseable {
         catch (IOException ex) {
             return false;
         }
-        return run(false, "mount", "-t", "cgroup", "-o", "net_cls", "net_cls", NET_CLS.toString())
+        return Commands.run(false, "mount", "-t", "cgroup", "-o", "net_cls", "net_cls", NET_CLS.toString())
                 && Files.isRegularFile(NET_CLS.resolve("net_cls.classid"));
     }
 
     private static void nft(String command) {
         List<String> words = new ArrayList<>(List.of("nft"));
         words.addAll(List.of(command.split(" ")));
-        run(true, words.toArray(String[]::new));
-    }
-
-    private static boolean run(boolean required, String... command) {
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            boolean exited = process.waitFor(10, TimeUnit.SECONDS);
-            String text = exited ? new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8) : "(no answer in 10 s)";
-            if (!exited) {
-                process.destroyForcibly();
-            }
-            boolean done = exited && process.exitValue() == 0;
-            if (!done && required) {
-                throw new IllegalStateException(String.join(" ", command) + " failed: " + text.strip());
-            }
-            return done;
-        }
-        catch (IOException ex) {
-            if (required) {
-                throw new UncheckedIOException("Cannot run " + String.join(" ", command), ex);
-            }
-            return false;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while running " + String.join(" ", command), ex);
-        }
+        Commands.run(true, words.toArray(String[]::new));
     }
 
 }
