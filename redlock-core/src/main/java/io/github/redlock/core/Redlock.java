@@ -377,11 +377,7 @@ public final class Redlock implements AutoCloseable {
      * @throws IllegalStateException if this lock is closed
      */
     public int revoke(String key, String expectedHolder) {
-        if (expectedHolder == null || expectedHolder.isBlank()) {
-            throw new RedlockArgumentException("expectedHolder", "expectedHolder must name an instance id, e.g. orders@host-1:4242, was "
-                    + ((expectedHolder == null) ? "null" : "'" + expectedHolder + "'"));
-        }
-        return this.service.revoke(key, expectedHolder);
+        return this.service.revokeFrom(key, expectedHolder);
     }
 
     /**
@@ -435,9 +431,7 @@ public final class Redlock implements AutoCloseable {
      * @return an id {@link Builder#instanceId(String)} accepts
      */
     public static String defaultInstanceId(@Nullable String applicationName) {
-        String hostAndPid = RedlockConfig.defaultInstanceId();
-        return (applicationName == null || applicationName.isBlank()) ? hostAndPid
-                : RedlockConfig.sanitizedInstanceId(applicationName + "@" + hostAndPid);
+        return RedlockConfig.defaultInstanceId(applicationName);
     }
 
     /**

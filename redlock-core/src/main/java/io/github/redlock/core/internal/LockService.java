@@ -173,6 +173,15 @@ public final class LockService {
         return result;
     }
 
+    /** An operator's revoke of the exclusive lock {@code key} from the instance {@code expectedHolder} only, named, not blank. */
+    public int revokeFrom(String key, @Nullable String expectedHolder) {
+        if (expectedHolder == null || expectedHolder.isBlank()) {
+            throw new RedlockArgumentException("expectedHolder", "expectedHolder must name an instance id, e.g. orders@host-1:4242, was "
+                    + ((expectedHolder == null) ? "null" : "'" + expectedHolder + "'"));
+        }
+        return revoke(key, expectedHolder);
+    }
+
     /** An operator's revoke of the exclusive lock {@code key}, of any holder or of {@code expectedHolder} only. */
     public int revoke(String key, @Nullable String expectedHolder) {
         LockName lock = LockName.exclusive(key);

@@ -145,6 +145,15 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
     }
 
     /**
+     * The instance id an application gets when it sets none ({@code Redlock.defaultInstanceId}): {@code <name>@host:pid},
+     * or {@code host:pid} without a name.
+     */
+    public static String defaultInstanceId(@Nullable String applicationName) {
+        String hostAndPid = defaultInstanceId();
+        return (applicationName == null || applicationName.isBlank()) ? hostAndPid : sanitizedInstanceId(applicationName + "@" + hostAndPid);
+    }
+
+    /**
      * The instance id of a lock built without one: {@code host:pid}, the host's name read without a name lookup
      * ({@code HOSTNAME}, the kernel's, or {@code COMPUTERNAME}), each character outside the allowed ones replaced by
      * {@code _}.

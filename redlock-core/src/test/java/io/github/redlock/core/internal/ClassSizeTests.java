@@ -21,7 +21,7 @@ class ClassSizeTests {
     private static final int BOUND = 400;
 
     /** Over the bound today, at most as long as it is: to shrink, never to grow. */
-    private static final Map<String, Integer> CEILINGS = Map.of("io/github/redlock/core/Redlock.java", 764);
+    private static final Map<String, Integer> CEILINGS = Map.of("io/github/redlock/core/Redlock.java", 758);
 
     @Test
     void noSourceFileOfTheCoreGrowsPastItsBound() throws IOException {
