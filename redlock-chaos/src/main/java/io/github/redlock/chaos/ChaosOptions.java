@@ -31,8 +31,10 @@ import io.github.redlock.fencing.JdbcFence;
  * @param maxTtlMillis the longest ttl drawn and the {@code maxTtl} of every client process but the short ones, whose
  * {@code maxTtl} is a quarter of it ({@link #MAX_TTL_MILLIS} but for a run whose hazard needs locks held longer)
  * @param sentinelConfirmation whether a Sentinel node of the clients votes only while a majority of its sentinels
- * confirms its master ({@code false} for the control of {@link FaultKind#DEPOSED_MASTER}: the client processes then run
- * with the core's internal switch {@value #UNCONFIRMED_SENTINELS}{@code =true})
+ * confirms its master, and a cluster node only while a majority of its other masters confirms its view ({@code false}
+ * for the control of {@link FaultKind#DEPOSED_MASTER} and {@link FaultKind#CLUSTER_PARTITION}: the client processes then
+ * run with the core's internal switches {@value #UNCONFIRMED_SENTINELS}{@code =true} and
+ * {@value #UNCONFIRMED_CLUSTERS}{@code =true})
  * @param leader whether every client process also runs a candidate of a leader election ({@link LeaderCandidate}) beside its
  * worker threads: one holds the leader lock with a lease extended automatically for the whole run, the others keep
  * asking for it
@@ -75,6 +77,9 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
      * ({@code SentinelWatch.UNCONFIRMED_PROPERTY} in redlock-core).
      */
     static final String UNCONFIRMED_SENTINELS = "redlock.internal.unconfirmed-sentinels";
+
+    /** The core's internal switch that turns a cluster node's confirmation by its other masters off (ClusterConfirmation). */
+    static final String UNCONFIRMED_CLUSTERS = "redlock.internal.unconfirmed-clusters";
 
     /**
      * The core's internal JVM system property that turns lease repairs off, for controls only
@@ -273,6 +278,7 @@ record ChaosOptions(long seed, int clients, int threads, int shortClients, long 
         List<String> switches = new ArrayList<>();
         if (!this.sentinelConfirmation) {
             switches.add("-D" + UNCONFIRMED_SENTINELS + "=true");
+            switches.add("-D" + UNCONFIRMED_CLUSTERS + "=true");
         }
         if (!this.leaseRepairs) {
             switches.add("-D" + NO_LEASE_REPAIRS + "=true");

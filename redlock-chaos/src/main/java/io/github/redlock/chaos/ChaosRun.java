@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.test.Capabilities;
 import io.github.redlock.test.NetworkHost;
+import io.github.redlock.test.ProcessCuts;
 import io.github.redlock.test.RedisNode;
 
 /**
@@ -75,10 +76,12 @@ public final class ChaosRun {
         ClusterFailover cluster = null;
         ClientPaths paths = null;
         List<NetworkHost> hosts = null;
+        ProcessCuts cuts = null;
         try {
             storageStart = CompletableFuture.supplyAsync(StorageServer::start); // PostgreSQL's start beside the nodes'
             boolean failover = options.faults().contains(FaultKind.FAILOVER) || options.faults().contains(FaultKind.DEPOSED_MASTER);
-            boolean clusterFailover = options.faults().contains(FaultKind.CLUSTER_FAILOVER);
+            boolean clusterFailover = options.faults().contains(FaultKind.CLUSTER_FAILOVER)
+                    || options.faults().contains(FaultKind.CLUSTER_PARTITION);
             hosts = partitionHosts(options, 5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0));
             Path clockFile = startStandalone(5 - (failover ? 1 : 0) - (clusterFailover ? 1 : 0), directory, nodes, hosts);
             List<String> uris = new ArrayList<>(nodes.stream().map(RedisNode::uri).toList());
@@ -111,6 +114,10 @@ public final class ChaosRun {
             if (hosts != null) {
                 faults.partitions(hosts, directory);
             }
+            cuts = processCuts(options);
+            if (cuts != null) {
+                faults.processCuts(cuts);
+            }
             long faultsEnd = injectFaults(options, faults, runStart);
             Faults.sleep(options.tailMillis());
             Files.writeString(directory.resolve("stop"), "stop");
@@ -127,6 +134,7 @@ public final class ChaosRun {
             Optional.ofNullable(group).ifPresent(SentinelFailover::close);
             Optional.ofNullable(cluster).ifPresent(ClusterFailover::close);
             Optional.ofNullable(hosts).ifPresent((made) -> made.forEach(NetworkHost::close));
+            Optional.ofNullable(cuts).ifPresent(ProcessCuts::close);
             Optional.ofNullable(storageStart).ifPresent(ChaosRun::closeStorage);
         }
         return HistoryChecker.checkAndWrite(directory);
@@ -165,6 +173,26 @@ public final class ChaosRun {
             }
         }
         return directory;
+    }
+
+    /**
+     * The cuts of single processes when the run may draw {@link FaultKind#CLUSTER_PARTITION} and they can be made here;
+     * null otherwise, when that fault is skipped with a message (or the run fails, where the build requires it:
+     * {@link Capabilities#NFT}).
+     */
+    private static ProcessCuts processCuts(ChaosOptions options) {
+        if (!options.faults().contains(FaultKind.CLUSTER_PARTITION)) {
+            return null;
+        }
+        if (!ProcessCuts.available()) {
+            if (Capabilities.required(Capabilities.NFT)) {
+                throw new IllegalStateException("processes cannot be cut here (run as root with nftables), and this build requires "
+                        + "the cluster partition fault (" + Capabilities.VARIABLE + ")");
+            }
+            System.out.println("processes cannot be cut here (run as root with nftables): the cluster partition fault is skipped");
+            return null;
+        }
+        return ProcessCuts.create();
     }
 
     /**

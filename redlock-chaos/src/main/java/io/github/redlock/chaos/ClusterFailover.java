@@ -1,8 +1,11 @@
 package io.github.redlock.chaos;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 
+import io.github.redlock.test.ProcessCuts;
 import io.github.redlock.test.RedisCluster;
 import io.github.redlock.test.RedisNode;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -29,6 +32,19 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * waits); should the takeover not happen, the cluster's own failover promotes the replica after its timeout.
  */
 final class ClusterFailover extends LossyFailover {
+
+    /** A cluster node's bus port is its port plus this ({@link RedisCluster}'s nodes keep Redis's default). */
+    private static final int BUS_OFFSET = 10_000;
+
+    /** The cluster's own node timeout ({@link RedisCluster}'s 2 s), restored after a partition. */
+    private static final long NODE_TIMEOUT_MILLIS = 2_000;
+
+    /**
+     * The node timeout during a {@link FaultKind#CLUSTER_PARTITION}: Redis 7's default. A master cut off from the bus
+     * accepts writes until its own node timeout; with the run's 2 s it would stop before any client could count the
+     * promoted replica, and the hazard would not show.
+     */
+    private static final long PARTITION_NODE_TIMEOUT_MILLIS = 15_000;
 
     private final RedisCluster cluster;
 
@@ -100,6 +116,76 @@ final class ClusterFailover extends LossyFailover {
     @Override
     void closeServers() {
         this.cluster.close();
+    }
+
+    /**
+     * {@link FaultKind#CLUSTER_PARTITION}: one client process and the master of a locked key's shard are cut off
+     * together. The client loses every server of the cluster but that master, and the given ports (standalone nodes);
+     * the master loses the cluster bus both ways, so that it never hears of the failover and goes on answering as the
+     * master of its slots. Its replica is told to take over ({@code CLUSTER FAILOVER TAKEOVER}), which the other masters
+     * follow. After {@code holdMillis} from the promotion every cut ends: the former master learns of the promotion and
+     * becomes its replica, and the cluster is whole again before this returns. The cluster's node timeout is Redis 7's
+     * default meanwhile (15 s), under which a master cut off from the bus accepts writes for as long.
+     * @param cuts the run's cuts, which the client process, the master and its peers join
+     * @param clientPid the client process cut off with the master
+     * @param otherPorts further ports the client loses (standalone nodes)
+     * @return what was done, for the run's fault log
+     */
+    String cutOffWithItsMaster(Random random, ProcessCuts cuts, long clientPid, int[] otherPorts, long holdMillis) {
+        awaitReady();
+        String key = this.keys.get(random.nextInt(this.keys.size()));
+        RedisNode master = this.cluster.masterOf(key);
+        RedisNode replica = this.cluster.replicasOf(master).get(0);
+        List<RedisNode> others = this.cluster.nodes().stream().filter((node) -> node != master).toList();
+        RedisNode witness = this.cluster.masters().stream().filter((node) -> node != master).findFirst().orElseThrow();
+        long promoted;
+        String forced;
+        setNodeTimeout(PARTITION_NODE_TIMEOUT_MILLIS);
+        try {
+            cuts.join(clientPid);
+            cuts.cut(clientPid, IntStream.concat(others.stream().mapToInt(RedisNode::port), Arrays.stream(otherPorts)).toArray());
+            for (RedisNode other : others) {
+                cuts.join(other.pid());
+                cuts.cut(other.pid(), master.port() + BUS_OFFSET);
+            }
+            cuts.join(master.pid());
+            cuts.cut(master.pid(), others.stream().mapToInt((node) -> node.port() + BUS_OFFSET).toArray());
+            forced = takeOver(replica);
+            await(() -> seesAsMaster(witness, replica), () -> witness + " did not see " + replica + " promoted");
+            promoted = System.nanoTime();
+            Faults.sleep(holdMillis);
+        }
+        finally {
+            cuts.healAll();
+        }
+        this.cluster.awaitHealthy();
+        setNodeTimeout(NODE_TIMEOUT_MILLIS);
+        return "master " + master.hostAndPort() + " of " + key + " cut off from the cluster bus, with the client; " + replica.hostAndPort()
+                + " took over" + forced + "; the cuts ended " + holdMillis + " ms after " + witness.hostAndPort() + " saw it, and "
+                + master.hostAndPort() + " became its replica " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - promoted)
+                + " ms after the promotion";
+    }
+
+    /** Whether {@code viewer}'s view of the cluster has {@code node} as a master. */
+    private boolean seesAsMaster(RedisNode viewer, RedisNode node) {
+        try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(viewer))) {
+            return connection.sync().clusterNodes().lines().anyMatch((line) -> line.contains(":" + node.port() + "@")
+                    && line.split(" ")[2].contains("master"));
+        }
+        catch (RuntimeException ex) {
+            return false;
+        }
+    }
+
+    /** Sets every running node's {@code cluster-node-timeout}. */
+    private void setNodeTimeout(long millis) {
+        for (RedisNode node : this.cluster.nodes()) {
+            if (node.isRunning()) {
+                try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(node))) {
+                    connection.sync().configSet("cluster-node-timeout", Long.toString(millis));
+                }
+            }
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.redlock.test.NetworkHost;
+import io.github.redlock.test.ProcessCuts;
 import io.github.redlock.test.RedisNode;
 
 /**
@@ -83,6 +84,9 @@ final class Faults {
 
     /** The run's directory, where a client process finds the newcomers it is asked to start. */
     private Path directory;
+
+    /** The cuts of single processes ({@link FaultKind#CLUSTER_PARTITION}), or null when the run makes none. */
+    private ProcessCuts cuts;
 
     /** How many newcomers were started: each {@link FaultKind#PARTITIONED_RESTART} starts one. */
     private int newcomers;
@@ -159,6 +163,15 @@ final class Faults {
         return this;
     }
 
+    /**
+     * Lets this run cut single processes from ports ({@link FaultKind#CLUSTER_PARTITION}).
+     * @return this
+     */
+    Faults processCuts(ProcessCuts processCuts) {
+        this.cuts = processCuts;
+        return this;
+    }
+
     /** The faults injected so far, in order. */
     List<History.Fault> injected() {
         return List.copyOf(this.injected);
@@ -173,6 +186,7 @@ final class Faults {
             case DEPOSED_MASTER -> this.group != null && this.paths != null;
             case PARTITION -> this.hosts != null;
             case PARTITIONED_RESTART -> this.hosts != null && lockNodes() == this.nodes.size() && this.nodes.size() >= 5;
+            case CLUSTER_PARTITION -> this.cluster != null && this.cuts != null;
             default -> true;
         };
     }
@@ -224,6 +238,7 @@ final class Faults {
             case ROLLING_RESTART_ALL -> rollingRestartAll(random);
             case PARTITION -> partition(random);
             case PARTITIONED_RESTART -> partitionedRestart(random);
+            case CLUSTER_PARTITION -> clusterPartition(random);
             case MAJORITY_DOWN -> {
                 List<Integer> majority = distinct(random, majority());
                 long paused = 500 + random.nextInt(1500);
@@ -238,6 +253,9 @@ final class Faults {
     void heal() {
         if (this.paths != null) {
             this.paths.restore();
+        }
+        if (this.cuts != null) {
+            this.cuts.healAll();
         }
         if (this.hosts != null) {
             for (NetworkHost host : this.hosts) {
@@ -326,6 +344,22 @@ final class Faults {
         long lagMillis = 600 + random.nextInt(800);
         String detail = this.cluster.failOverLosingWrites(random, () -> outFor(cut, lagMillis, RedisNode::cutOff, RedisNode::heal));
         return "nodes " + cut + " cut off from the clients for " + lagMillis + " ms while a cluster replica lagged; " + detail;
+    }
+
+    /**
+     * {@link FaultKind#CLUSTER_PARTITION}: a client process drawn and the master of a locked key's shard cut off together
+     * ({@link ClusterFailover#cutOffWithItsMaster}), the client from two standalone nodes too, for a quarantine, the
+     * confirmation bound and 6 to 8 s after the promotion of the master's replica: the other clients count the promoted
+     * replica some 5 s after it (they find the new view, check it, and wait out its quarantine), and only a third of the
+     * keys are the cut-off shard's, so the cut-off client has a few seconds beside them to lock one of those.
+     */
+    private String clusterPartition(Random random) {
+        int client = random.nextInt(this.clients.size());
+        List<Integer> cut = distinct(random, lockNodes() - majority());
+        int[] ports = cut.stream().mapToInt((node) -> this.nodes.get(node).port()).toArray();
+        long holdMillis = quarantineMillis() + CONFIRMATION_BOUND_MILLIS + 6_000 + random.nextInt(2_000);
+        String detail = this.cluster.cutOffWithItsMaster(random, this.cuts, this.clients.get(client).pid(), ports, holdMillis);
+        return "client " + client + " cut off from nodes " + cut + " and from every cluster server but a master; " + detail;
     }
 
     /**

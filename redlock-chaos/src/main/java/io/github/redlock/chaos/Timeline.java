@@ -57,7 +57,7 @@ final class Timeline {
     private static final Color[] COLOURS = { new Color(0xd62728), new Color(0x8c564b), new Color(0x2ca02c), new Color(0x9467bd),
             new Color(0xe377c2), new Color(0x17becf), new Color(0xbcbd22), new Color(0x7f7f7f), new Color(0x000000),
             new Color(0x393b79), new Color(0x8c6d31), new Color(0x637939), new Color(0xad494a), new Color(0xe7ba52),
-            new Color(0x17803a), new Color(0x6b6ecf), new Color(0xce6dbd) };
+            new Color(0x17803a), new Color(0x6b6ecf), new Color(0xce6dbd), new Color(0x9c9ede) };
 
     private Timeline() {
     }

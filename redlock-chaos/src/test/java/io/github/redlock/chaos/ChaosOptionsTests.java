@@ -71,8 +71,9 @@ class ChaosOptionsTests {
         ChaosOptions control = options(42, 3, 0).withLeader(true).withLeaseRepairs(false);
         assertThat(control.clientSwitches()).containsExactly("-Dredlock.internal.no-lease-repairs=true");
         assertThat(control.withMaxTtl(4_000).in(Path.of("target/chaos/other")).withSentinelConfirmation(true).leaseRepairs()).isFalse();
-        assertThat(control.withSentinelConfirmation(false).clientSwitches()).containsExactly(
-                "-Dredlock.internal.unconfirmed-sentinels=true", "-Dredlock.internal.no-lease-repairs=true");
+        assertThat(control.withSentinelConfirmation(false).clientSwitches()).as("both groups' confirmations off").containsExactly(
+                "-Dredlock.internal.unconfirmed-sentinels=true", "-Dredlock.internal.unconfirmed-clusters=true",
+                "-Dredlock.internal.no-lease-repairs=true");
         assertThat(control.withLeaseRepairs(true).withLeader(false)).isEqualTo(options(42, 3, 0));
     }
 

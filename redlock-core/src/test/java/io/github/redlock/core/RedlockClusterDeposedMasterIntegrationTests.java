@@ -5,13 +5,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import io.github.redlock.test.Capabilities;
+import io.github.redlock.test.ProcessCuts;
 import io.github.redlock.test.RedisCluster;
 import io.github.redlock.test.RedisNode;
 import io.github.redlock.test.RedisNodesExtension;
 import io.github.redlock.test.TcpProxy;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static io.github.redlock.core.TestSupport.awaitTrue;
@@ -27,6 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * after the takeover, sees R, quarantines it and counts it. Without
  * the other masters' confirmation A takes the lock on {C via M, s0, s1} while B holds it on {C via R, s2, s3}: two valid
  * leases (the test failed so before the rule). With it A's view is confirmed by no other master, and A is refused.
+ * <p>
+ * The same with the replica elected by the other masters: {@code CLUSTER FAILOVER FORCE}, and the cluster's own failover
+ * once they time M out (15 s; in the soak profile). An election needs R's bus links whole, which the proxies would cut
+ * with M's, so these cut M's bus alone, both ways, with {@link ProcessCuts} (root and nftables).
  */
 class RedlockClusterDeposedMasterIntegrationTests {
 
@@ -39,6 +47,8 @@ class RedlockClusterDeposedMasterIntegrationTests {
 
     private final List<TcpProxy> proxies = new ArrayList<>();
 
+    private @Nullable ProcessCuts cuts;
+
     @BeforeEach
     void startCluster() {
         this.cluster = RedisCluster.start(3, 1);
@@ -46,6 +56,9 @@ class RedlockClusterDeposedMasterIntegrationTests {
 
     @AfterEach
     void stopCluster() {
+        if (this.cuts != null) {
+            this.cuts.close();
+        }
         this.proxies.forEach(TcpProxy::close);
         this.cluster.close();
     }
@@ -53,13 +66,44 @@ class RedlockClusterDeposedMasterIntegrationTests {
     @Test
     void aClientWithTheDeposedMasterOfAShardStopsCountingItOnceTheOtherMastersFollowTheTakeover() {
         RedisNode deposed = this.cluster.masters().get(0);
-        String key = keyServedBy(deposed);
         RedisNode promoted = this.cluster.replicasOf(deposed).get(0);
-        for (RedisNode node : this.cluster.nodes()) {
-            ServerCommands.call(node, "CONFIG", "SET", "cluster-node-timeout", "15000");
-        }
+        // The proxies first: a node announces its new bus port in its pings, which a 15 s node timeout makes rare.
         TcpProxy deposedBus = busProxy(deposed);
         TcpProxy promotedBus = busProxy(promoted);
+        setNodeTimeout();
+        deposedMasterBesideItsPromotedReplica(deposed, () -> {
+            deposedBus.silence();
+            promotedBus.silence();
+        }, "TAKEOVER", Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aClientWithTheDeposedMasterOfAShardStopsCountingItOnceTheOtherMastersElectItsReplica() {
+        Capabilities.assume(Capabilities.NFT, ProcessCuts.available(), "Processes cannot be cut here (run as root with nftables)");
+        RedisNode deposed = this.cluster.masters().get(0);
+        setNodeTimeout();
+        deposedMasterBesideItsPromotedReplica(deposed, () -> cutBus(deposed), "FORCE", Duration.ofSeconds(20));
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "redlock.soak", matches = "true", disabledReason = "the cluster's own failover takes 15 s to begin: -Predlock-soak")
+    void aClientWithTheDeposedMasterOfAShardStopsCountingItOnceTheClusterFailsItsShardOverByItself() {
+        Capabilities.assume(Capabilities.NFT, ProcessCuts.available(), "Processes cannot be cut here (run as root with nftables)");
+        RedisNode deposed = this.cluster.masters().get(0);
+        setNodeTimeout();
+        deposedMasterBesideItsPromotedReplica(deposed, () -> cutBus(deposed), null, Duration.ofSeconds(60));
+    }
+
+    /**
+     * A takes locks through the deposed master while B counts the promoted replica, as the class describes.
+     * @param cutBus cuts the deposed master off from the cluster bus
+     * @param failover how the replica is told to take over ({@code CLUSTER FAILOVER <failover>}), or null for the
+     * cluster's own failover
+     * @param promotion how long the promotion may take to show
+     */
+    private void deposedMasterBesideItsPromotedReplica(RedisNode deposed, Runnable cutBus, @Nullable String failover, Duration promotion) {
+        String key = keyServedBy(deposed);
+        RedisNode promoted = this.cluster.replicasOf(deposed).get(0);
         TcpProxy s2 = proxy(redis.node(2));
         TcpProxy s3 = proxy(redis.node(3));
         try (Redlock a = redlock(this.cluster.uri(), redis.node(0).uri(), redis.node(1).uri(), "redis://" + s2.hostAndPort(),
@@ -68,11 +112,12 @@ class RedlockClusterDeposedMasterIntegrationTests {
             awaitTrue(Duration.ofSeconds(30), () -> a.nodeStatuses().values().stream().allMatch((status) -> status.state() == NodeStatus.State.UP));
             s2.silence();
             s3.silence();
-            deposedBus.silence();
-            promotedBus.silence();
-            ServerCommands.call(promoted, "CLUSTER", "FAILOVER", "TAKEOVER");
+            cutBus.run();
+            if (failover != null) {
+                ServerCommands.call(promoted, "CLUSTER", "FAILOVER", failover);
+            }
             RedisNode viewer = this.cluster.masters().get(1);
-            awaitTrue(Duration.ofSeconds(20), () -> servesSlots(ServerCommands.call(viewer, "CLUSTER", "NODES"), promoted));
+            awaitTrue(promotion, () -> servesSlots(ServerCommands.call(viewer, "CLUSTER", "NODES"), promoted));
             try (Redlock b = redlock(seedsEndingWith(deposed), redis.node(0).uri(), redis.node(1).uri(), redis.node(2).uri(), redis.node(3).uri())) {
                 String clusterNodeOfB = b.nodeStatuses().keySet().iterator().next();
                 awaitTrue(Duration.ofSeconds(40), () -> b.nodeStatuses().get(clusterNodeOfB).state() == NodeStatus.State.UP
@@ -93,6 +138,28 @@ class RedlockClusterDeposedMasterIntegrationTests {
                 second.get().release();
             }
         }
+    }
+
+    /** Redis 7.0's default node timeout on every node: a master cut off from the bus goes on accepting writes as long. */
+    private void setNodeTimeout() {
+        for (RedisNode node : this.cluster.nodes()) {
+            ServerCommands.call(node, "CONFIG", "SET", "cluster-node-timeout", "15000");
+        }
+    }
+
+    /**
+     * Cuts the master's cluster bus both ways and nothing else: it reaches no other node's bus port, and no other node
+     * reaches its own. The other nodes' links to each other stay whole, so that they can elect its replica.
+     */
+    private void cutBus(RedisNode master) {
+        this.cuts = ProcessCuts.create();
+        List<RedisNode> others = this.cluster.nodes().stream().filter((node) -> node != master).toList();
+        for (RedisNode other : others) {
+            this.cuts.join(other.pid());
+            this.cuts.cut(other.pid(), master.port() + 10000);
+        }
+        this.cuts.join(master.pid());
+        this.cuts.cut(master.pid(), others.stream().mapToInt((node) -> node.port() + 10000).toArray());
     }
 
     /**

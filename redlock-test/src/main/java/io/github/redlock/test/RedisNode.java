@@ -254,6 +254,20 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Returns the process id of the server running now: a restart starts another process, with another id. For cuts of
+     * this server's own traffic ({@link ProcessCuts}), e.g. its cluster bus.
+     * @return the pid
+     * @throws IllegalStateException when the node is not running
+     */
+    public long pid() {
+        Process current = this.process;
+        if (current == null || !current.isAlive()) {
+            throw new IllegalStateException(this + " is not running: no process to name");
+        }
+        return current.pid();
+    }
+
+    /**
      * Returns whether the node was paused with {@link #pause()} and not resumed since.
      * @return {@code true} while paused
      */
