@@ -3,6 +3,7 @@ package io.github.redlock.chaos;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.github.redlock.test.ProcessCuts;
@@ -141,35 +142,39 @@ final class ClusterFailover extends LossyFailover {
         long promoted;
         String forced;
         setNodeTimeout(PARTITION_NODE_TIMEOUT_MILLIS);
-        try {
-            cuts.join(clientPid);
-            cuts.cut(clientPid, IntStream.concat(others.stream().mapToInt(RedisNode::port), Arrays.stream(otherPorts)).toArray());
-            for (RedisNode other : others) {
-                cuts.join(other.pid());
-                cuts.cut(other.pid(), master.port() + BUS_OFFSET);
+        try (StatefulRedisConnection<String, String> watching = this.client.connect(uri(witness))) {
+            try {
+                cuts.join(clientPid);
+                cuts.cut(clientPid, IntStream.concat(others.stream().mapToInt(RedisNode::port), Arrays.stream(otherPorts)).toArray());
+                for (RedisNode other : others) {
+                    cuts.join(other.pid());
+                    cuts.cut(other.pid(), master.port() + BUS_OFFSET);
+                }
+                cuts.join(master.pid());
+                cuts.cut(master.pid(), others.stream().mapToInt((node) -> node.port() + BUS_OFFSET).toArray());
+                forced = takeOver(replica);
+                await(() -> seesAsMaster(watching, replica), () -> witness + " did not see " + replica + " promoted");
+                promoted = System.nanoTime();
+                Faults.sleep(holdMillis);
             }
-            cuts.join(master.pid());
-            cuts.cut(master.pid(), others.stream().mapToInt((node) -> node.port() + BUS_OFFSET).toArray());
-            forced = takeOver(replica);
-            await(() -> seesAsMaster(witness, replica), () -> witness + " did not see " + replica + " promoted");
-            promoted = System.nanoTime();
-            Faults.sleep(holdMillis);
+            finally {
+                cuts.healAll();
+            }
+            this.cluster.awaitHealthy();
         }
         finally {
-            cuts.healAll();
+            setNodeTimeout(NODE_TIMEOUT_MILLIS); // also after a failure: the next fault, or the next run's, expects it
         }
-        this.cluster.awaitHealthy();
-        setNodeTimeout(NODE_TIMEOUT_MILLIS);
         return "master " + master.hostAndPort() + " of " + key + " cut off from the cluster bus, with the client; " + replica.hostAndPort()
                 + " took over" + forced + "; the cuts ended " + holdMillis + " ms after " + witness.hostAndPort() + " saw it, and "
-                + master.hostAndPort() + " became its replica " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - promoted)
+                + master.hostAndPort() + " became its replica " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - promoted)
                 + " ms after the promotion";
     }
 
-    /** Whether {@code viewer}'s view of the cluster has {@code node} as a master. */
-    private boolean seesAsMaster(RedisNode viewer, RedisNode node) {
-        try (StatefulRedisConnection<String, String> connection = this.client.connect(uri(viewer))) {
-            return connection.sync().clusterNodes().lines().anyMatch((line) -> line.contains(":" + node.port() + "@")
+    /** Whether the view of the cluster read on {@code viewer} has {@code node} as a master; false while it does not answer. */
+    private static boolean seesAsMaster(StatefulRedisConnection<String, String> viewer, RedisNode node) {
+        try {
+            return viewer.sync().clusterNodes().lines().anyMatch((line) -> line.contains(":" + node.port() + "@")
                     && line.split(" ")[2].contains("master"));
         }
         catch (RuntimeException ex) {

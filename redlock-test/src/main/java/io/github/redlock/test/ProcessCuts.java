@@ -6,11 +6,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
@@ -47,7 +49,10 @@ public final class ProcessCuts implements AutoCloseable {
     /** The cuts not closed yet, which a shutdown hook deletes: the table and the groups outlive the JVM that made them. */
     private static final Set<ProcessCuts> OPEN = ConcurrentHashMap.newKeySet();
 
-    private static final java.util.concurrent.atomic.AtomicInteger CREATED = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger CREATED = new AtomicInteger();
+
+    /** The largest minor number, 16 bits: {@link #join} refuses a member beyond it. */
+    private static final int MAX_MINOR = 0xFFFF;
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> List.copyOf(OPEN).forEach(ProcessCuts::close), "process-cuts-cleanup"));
@@ -64,6 +69,12 @@ public final class ProcessCuts implements AutoCloseable {
 
     /** Per process id, the member's minor number (its class id's), in the order they joined. */
     private final Map<Long, Integer> members = new LinkedHashMap<>();
+
+    /**
+     * The minor number the last member got. A minor number is never given twice, so that the rules of a member that
+     * exited (their chains emptied, their class id in no group any more) never match a later one.
+     */
+    private int lastMinor;
 
     /** Per process id, the ports it is cut from now; absent when it is not cut. */
     private final Map<Long, int[]> cuts = new LinkedHashMap<>();
@@ -137,7 +148,8 @@ public final class ProcessCuts implements AutoCloseable {
 
     /**
      * Moves a process (every thread of it) into a group of its own, so that it can be cut; its sockets, open ones
-     * included, carry the group's class id from then on. Does nothing for a member already.
+     * included, carry the group's class id from then on. Does nothing for a member already. Members that exited are
+     * let go first (their cuts end, their groups are deleted): a process restarted under the same id is a new member.
      * @param pid the process id, e.g. {@link Process#pid()}
      * @throws IllegalStateException when the process is gone or a step fails
      */
@@ -145,10 +157,14 @@ public final class ProcessCuts implements AutoCloseable {
         this.lock.lock();
         try {
             checkOpen();
+            forgetExited();
             if (this.members.containsKey(pid)) {
                 return;
             }
-            int minor = this.members.size() + 1;
+            if (this.lastMinor == MAX_MINOR) {
+                throw new IllegalStateException("These cuts had " + MAX_MINOR + " members already: create another ProcessCuts");
+            }
+            int minor = ++this.lastMinor;
             Path group = this.groups.resolve("p" + pid);
             Files.createDirectories(group);
             Files.writeString(group.resolve("net_cls.classid"), Long.toString(classId(minor)));
@@ -298,6 +314,27 @@ public final class ProcessCuts implements AutoCloseable {
             throw new IllegalArgumentException("Process " + pid + " did not join these cuts: call join(" + pid + ") first");
         }
         return minor;
+    }
+
+    /** Lets go of the members that exited: their chains are emptied, their cuts forgotten, their (empty) groups deleted. */
+    private void forgetExited() {
+        for (Iterator<Map.Entry<Long, Integer>> members = this.members.entrySet().iterator(); members.hasNext();) {
+            Map.Entry<Long, Integer> member = members.next();
+            long pid = member.getKey();
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                continue;
+            }
+            if (this.cuts.remove(pid) != null) {
+                flush(member.getValue());
+            }
+            members.remove();
+            try {
+                Files.deleteIfExists(this.groups.resolve("p" + pid));
+            }
+            catch (IOException ex) {
+                // A group the kernel still holds (its last task exiting) stays until close() or the shutdown hook.
+            }
+        }
     }
 
     private void flush(int minor) {

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * Tests that {@link ProcessCuts} cuts one process from the ports named, on loopback, silently both ways (no reply, no
  * refused connection), while that process still reaches other ports and every other process still reaches the node; that
- * a heal lets the same connection carry on; and that closing ends every cut.
+ * a heal lets the same connection carry on; that closing ends every cut; and that a member that exited is let go.
  */
 class ProcessCutsIntegrationTests {
 
@@ -60,6 +60,28 @@ class ProcessCutsIntegrationTests {
             assertThatIllegalArgumentException().isThrownBy(() -> cuts.cut(child.pid())).withMessageContaining("at least one port");
             cuts.close();
             assertThat(child.ask("new " + node.port() + " 2000")).as("after the close").isEqualTo("+PONG");
+        }
+    }
+
+    @Test
+    void aMemberThatExitedIsLetGoAndTheNextProcessJoinsUncutWithRulesOfItsOwn() throws Exception {
+        try (ProcessCuts cuts = ProcessCuts.create(); RedisNode node = RedisNode.start()) {
+            long exited;
+            try (Pinging child = Pinging.start()) {
+                exited = child.pid();
+                cuts.join(exited);
+                cuts.cut(exited, node.port());
+            }
+            try (Pinging child = Pinging.start()) {
+                cuts.join(child.pid());
+                assertThatIllegalArgumentException().as("the member that exited, let go at the next join")
+                        .isThrownBy(() -> cuts.cutPorts(exited)).withMessageContaining("did not join these cuts");
+                assertThat(child.ask("new " + node.port() + " 2000")).as("the new member, not cut").isEqualTo("+PONG");
+                cuts.cut(child.pid(), node.port());
+                assertThat(child.ask("new " + node.port() + " 500")).as("the new member, cut").isEqualTo("timeout");
+                cuts.heal(child.pid());
+                assertThat(child.ask("new " + node.port() + " 2000")).as("healed").isEqualTo("+PONG");
+            }
         }
     }
 
