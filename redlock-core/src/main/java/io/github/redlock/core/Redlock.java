@@ -20,9 +20,9 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A distributed lock over N independent Redis masters, as antirez's Redlock algorithm describes: a lock is
- * held when a majority of nodes set its key within the key's time to live, less the time the attempt took
- * and a clock drift allowance. It survives the loss of any minority of the nodes.
+ * A distributed lock over N independent Redis masters, as antirez's Redlock algorithm describes: a lock is held when a
+ * majority of nodes set its key within the key's time to live, less the time the attempt took and a clock drift
+ * allowance. It survives the loss of any minority of the nodes.
  *
  * <pre>{@code
  * try (Redlock redlock = Redlock.builder().nodes(uri1, uri2, uri3, uri4, uri5).build()) {
@@ -31,15 +31,14 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * Thread-safe; create one per application and share it. Futures returned by the asynchronous method
- * complete on an I/O thread: never block in a non-async stage chained to them.
+ * Thread-safe; create one per application and share it. Futures returned by the asynchronous methods complete on an I/O
+ * thread: never block in a non-async stage chained to them; cancelling one stops the attempts, and a lease acquired
+ * meanwhile is released. A lock's name that is blank, a ttl below 1 ms or above the {@code maxTtl}, or a negative wait
+ * time is refused with an {@link IllegalArgumentException} that names it.
  * <p>
- * This class is the public face of the library: the one-key, several-keys, read and write forms of each operation
- * (blocking, throwing, asynchronous) and the {@link Builder}, nested because {@code Redlock.Builder} is a name of the
- * public API. It only delegates: the builder collects values, whose validation and defaults are the internal
- * {@code RedlockConfig}'s, and each method hands its call to the internal {@code LockService}, which holds the parts and
- * the hand-over of leases, the nodes' statuses and the close; the algorithm itself is in the internal packages
- * ({@code io.github.redlock.core.internal}).
+ * The public face of the library, which only delegates ({@code Redlock.Builder} is a name of the API, hence nested):
+ * the internal {@code RedlockConfig} holds the defaults and validates the settings, and the internal
+ * {@code LockService} holds the parts, the hand-over of leases, the nodes' statuses and the close.
  */
 public final class Redlock implements AutoCloseable {
 
@@ -60,9 +59,8 @@ public final class Redlock implements AutoCloseable {
     /**
      * Makes one attempt to acquire the lock, without waiting.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the key, at most the {@code maxTtl}
      * @return the lease, or empty if the lock is held elsewhere or no quorum of nodes answered in time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(String key, Duration ttl) {
         return tryAcquire(key, ttl, Duration.ZERO);
@@ -71,12 +69,11 @@ public final class Redlock implements AutoCloseable {
     /**
      * Attempts to acquire the lock, retrying after jittered delays until {@code waitTime} has passed.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the key, at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return the lease, or empty if it could not be acquired within the wait time (or the thread was
-     * interrupted, whose interrupt flag is then set; a lease acquired at the very moment of the interrupt is
-     * returned all the same, with the flag set, and must be released as usual)
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return the lease, or empty if it could not be acquired within the wait time (or the thread was interrupted,
+     * whose interrupt flag is then set; a lease acquired at the very moment of the interrupt is returned all the same,
+     * with the flag set, and must be released as usual)
      */
     public Optional<RedlockLease> tryAcquire(String key, Duration ttl, Duration waitTime) {
         return Optional.ofNullable(this.service.tryAcquire(LockName.exclusive(key), ttl, waitTime));
@@ -85,12 +82,11 @@ public final class Redlock implements AutoCloseable {
     /**
      * Acquires the lock, retrying after jittered delays until {@code waitTime} has passed.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the key, at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the lease
-     * @throws RedlockAcquisitionException if it was not acquired within the wait time; its message names the
-     * quorum and each node that did not agree, with its reason
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @throws RedlockAcquisitionException if it was not acquired within the wait time; its message names the quorum and
+     * each node that did not agree, with its reason
      */
     public RedlockLease acquire(String key, Duration ttl, Duration waitTime) {
         return this.service.acquire(LockName.exclusive(key), ttl, waitTime);
@@ -100,97 +96,82 @@ public final class Redlock implements AutoCloseable {
      * Makes one attempt to acquire the lock on all of {@code keys} at once, without waiting: see
      * {@link #tryAcquire(List, Duration, Duration)}.
      * @param keys the locks' names, at least one, none blank; duplicates count once
-     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the keys, at most the {@code maxTtl}
      * @return the lease of all the keys, or empty if any of them is held elsewhere or no quorum answered in time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquire(List<String> keys, Duration ttl) {
         return tryAcquire(keys, ttl, Duration.ZERO);
     }
 
     /**
-     * Attempts to acquire the lock on all of {@code keys} at once, retrying until {@code waitTime} has passed.
-     * Each node takes every key or none, in one script, so a node never holds part of the set, and two callers
-     * whose sets overlap never wait for each other in a circle. Each key is the exclusive lock of that name, so
-     * the lease excludes, and is excluded by, {@link #tryAcquire(String, Duration)} on any of them. Quorum and
-     * validity are those of a single key; the one lease extends, is lost and is released for all the keys
-     * together ({@link RedlockLease#keys()} lists them; {@link RedlockLease#key()} joins them with commas). A
-     * waiting caller wakes on the release of any of the keys. One key is the plain lock of that key.
+     * Attempts to acquire the lock on all of {@code keys} at once, retrying until {@code waitTime} has passed. Each
+     * node takes every key or none, in one script, so no node holds part of the set and two callers whose sets overlap
+     * never wait for each other in a circle. Each key is the exclusive lock of that name. Quorum and validity are those
+     * of one key; the lease extends, is lost and is released for all the keys together ({@link RedlockLease#keys()}). A
+     * waiting caller wakes on the release of any of them.
      * @param keys the locks' names, at least one, none blank; duplicates count once
-     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the keys
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return the lease of all the keys, or empty if it could not be acquired within the wait time (or the
-     * thread was interrupted: see {@link #tryAcquire(String, Duration, Duration)})
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return the lease of all the keys, or empty as {@link #tryAcquire(String, Duration, Duration)} says
      */
     public Optional<RedlockLease> tryAcquire(List<String> keys, Duration ttl, Duration waitTime) {
         return Optional.ofNullable(this.service.tryAcquire(LockName.allOf(keys), ttl, waitTime));
     }
 
     /**
-     * Acquires the lock on all of {@code keys} at once, retrying until {@code waitTime} has passed: see
-     * {@link #tryAcquire(List, Duration, Duration)}.
+     * Acquires the lock on all of {@code keys} at once: see {@link #tryAcquire(List, Duration, Duration)}.
      * @param keys the locks' names, at least one, none blank; duplicates count once
-     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the keys
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the lease of all the keys
-     * @throws RedlockAcquisitionException if it was not acquired within the wait time; its key is the keys joined
-     * with commas
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @throws RedlockAcquisitionException if it was not acquired within the wait time (its key: the keys, comma-joined)
      */
     public RedlockLease acquire(List<String> keys, Duration ttl, Duration waitTime) {
         return this.service.acquire(LockName.allOf(keys), ttl, waitTime);
     }
 
     /**
-     * Attempts to acquire the lock on all of {@code keys} at once without blocking the caller, retrying until
-     * {@code waitTime} has passed: see {@link #tryAcquire(List, Duration, Duration)} and
-     * {@link #tryAcquireAsync(String, Duration, Duration)}.
+     * The asynchronous form of {@link #tryAcquire(List, Duration, Duration)}.
      * @param keys the locks' names, at least one, none blank; duplicates count once
-     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the keys
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the lease of all the keys, or of empty if it could not be acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the lease of all the keys, or of empty
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(List<String> keys, Duration ttl, Duration waitTime) {
         return this.service.tryAcquireAsync(LockName.allOf(keys), ttl, waitTime);
     }
 
     /**
-     * Makes one attempt to acquire the read lock of {@code key}, without waiting. Any number of readers hold
-     * it together; a writer holding it, or waiting for it, keeps new readers out. The read-write lock of a
-     * key is separate from its exclusive lock, and serves waiting readers and writers in the order they
-     * arrived (see {@link #tryAcquireWrite(String, Duration, Duration)}).
+     * Makes one attempt to acquire the read lock of {@code key}, without waiting. Any number of readers hold it
+     * together; a writer holding it, or waiting for it, keeps new readers out. The read-write lock of a key is separate
+     * from its exclusive lock, and serves waiting readers and writers in the order they arrived (see
+     * {@link #tryAcquireWrite(String, Duration, Duration)}).
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep this reader's entry, at most the {@code maxTtl}
      * @return the reader's lease, or empty if a writer holds or waits for the lock, or no quorum answered
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireRead(String key, Duration ttl) {
         return tryAcquireRead(key, ttl, Duration.ZERO);
     }
 
     /**
-     * Attempts to acquire the read lock of {@code key}, retrying after jittered delays until {@code waitTime}
-     * has passed; see {@link #tryAcquireRead(String, Duration)}.
+     * Attempts to acquire the read lock of {@code key} until {@code waitTime} has passed; see
+     * {@link #tryAcquireRead(String, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep this reader's entry
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the reader's lease, or empty if it could not be acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireRead(String key, Duration ttl, Duration waitTime) {
         return Optional.ofNullable(this.service.tryAcquire(LockName.read(key), ttl, waitTime));
     }
 
     /**
-     * Attempts to acquire the read lock of {@code key} without blocking the caller; see
-     * {@link #tryAcquireAsync(String, Duration, Duration)}.
+     * The asynchronous form of {@link #tryAcquireRead(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep this reader's entry
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the reader's lease, or of empty if it could not be acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the reader's lease, or of empty
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireReadAsync(String key, Duration ttl, Duration waitTime) {
         return this.service.tryAcquireAsync(LockName.read(key), ttl, waitTime);
@@ -199,54 +180,48 @@ public final class Redlock implements AutoCloseable {
     /**
      * Acquires the read lock of {@code key}, retrying until {@code waitTime} has passed, or throws.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep this reader's entry, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep this reader's entry
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the reader's lease
      * @throws RedlockAcquisitionException if it was not acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquireRead(String key, Duration ttl, Duration waitTime) {
         return this.service.acquire(LockName.read(key), ttl, waitTime);
     }
 
     /**
-     * Makes one attempt to acquire the write lock of {@code key}, without waiting. It excludes readers and
-     * other writers of the key. See {@link #tryAcquireWrite(String, Duration, Duration)}.
+     * Makes one attempt to acquire the write lock of {@code key}, which excludes its readers and other writers, without
+     * waiting; see {@link #tryAcquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the writer's key, at most the {@code maxTtl}
      * @return the writer's lease, or empty if readers or a writer hold the lock, or no quorum answered
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireWrite(String key, Duration ttl) {
         return tryAcquireWrite(key, ttl, Duration.ZERO);
     }
 
     /**
-     * Attempts to acquire the write lock of {@code key}, retrying after jittered delays until
-     * {@code waitTime} has passed. A refused reader or writer is queued on the nodes, by arrival, until it
-     * gets the lock or stops trying: readers arriving after a waiting writer wait for it, and a writer
-     * arriving after waiting readers waits for them, so neither side can starve the other. The read-write
-     * lock lives in keys of its own: {@code <prefix><key>}, the byte {@code 0xFF} (which no UTF-8 key
-     * contains), then {@code writer}, {@code readers}, {@code queued-writers}, {@code queued-readers} or
-     * {@code queue-expiry}. So it does not exclude, and is not excluded by, any exclusive lock, whatever its key.
+     * Attempts to acquire the write lock of {@code key}, retrying after jittered delays until {@code waitTime} has
+     * passed. A refused reader or writer is queued on the nodes, by arrival, until it gets the lock or stops trying:
+     * readers arriving after a waiting writer wait for it, and a writer arriving after waiting readers waits for them,
+     * so neither side can starve the other. The read-write lock lives in keys of its own ({@code <prefix><key>}, the
+     * byte {@code 0xFF}, then a suffix: docs/core-api.md), so it does not exclude, and is not excluded by, any
+     * exclusive lock.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the writer's key, at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the writer's lease, or empty if it could not be acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public Optional<RedlockLease> tryAcquireWrite(String key, Duration ttl, Duration waitTime) {
         return Optional.ofNullable(this.service.tryAcquire(LockName.write(key), ttl, waitTime));
     }
 
     /**
-     * Attempts to acquire the write lock of {@code key} without blocking the caller; see
-     * {@link #tryAcquireAsync(String, Duration, Duration)} and {@link #tryAcquireWrite(String, Duration, Duration)}.
+     * The asynchronous form of {@link #tryAcquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the writer's key
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the writer's lease, or of empty if it could not be acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the writer's lease, or of empty
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireWriteAsync(String key, Duration ttl, Duration waitTime) {
         return this.service.tryAcquireAsync(LockName.write(key), ttl, waitTime);
@@ -256,82 +231,67 @@ public final class Redlock implements AutoCloseable {
      * Acquires the write lock of {@code key}, retrying until {@code waitTime} has passed, or throws; see
      * {@link #tryAcquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the writer's key
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return the writer's lease
      * @throws RedlockAcquisitionException if it was not acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public RedlockLease acquireWrite(String key, Duration ttl, Duration waitTime) {
         return this.service.acquire(LockName.write(key), ttl, waitTime);
     }
 
     /**
-     * Acquires the lock of {@code key} without blocking the caller, retrying until {@code waitTime} has passed: the
-     * asynchronous form of {@link #acquire(String, Duration, Duration)}, for callers that must not block a thread
-     * (coroutines, reactive pipelines). Cancelling the future stops the attempts, and a lease acquired meanwhile is
-     * released.
+     * The asynchronous form of {@link #acquire(String, Duration, Duration)}, for callers that must not block a thread
+     * (coroutines, reactive pipelines).
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the key, at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the lease; it fails with the {@link RedlockAcquisitionException} that
-     * {@link #acquire(String, Duration, Duration)} throws if the lock was not acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the lease, failed with a {@link RedlockAcquisitionException} if not acquired in time
      */
     public CompletableFuture<RedlockLease> acquireAsync(String key, Duration ttl, Duration waitTime) {
         return this.service.acquireAsync(LockName.exclusive(key), ttl, waitTime);
     }
 
     /**
-     * Acquires the lock on all of {@code keys} at once without blocking the caller: the asynchronous form of
-     * {@link #acquire(List, Duration, Duration)}; see {@link #acquireAsync(String, Duration, Duration)}.
+     * The asynchronous form of {@link #acquire(List, Duration, Duration)}.
      * @param keys the locks' names, at least one, none blank; duplicates count once
-     * @param ttl how long the nodes keep the keys, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the keys
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the lease of all the keys; it fails with a {@link RedlockAcquisitionException} whose key is
-     * the keys joined with commas if they were not acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the lease of all the keys, failed with a {@link RedlockAcquisitionException} if not acquired
+     * in time
      */
     public CompletableFuture<RedlockLease> acquireAsync(List<String> keys, Duration ttl, Duration waitTime) {
         return this.service.acquireAsync(LockName.allOf(keys), ttl, waitTime);
     }
 
     /**
-     * Acquires the read lock of {@code key} without blocking the caller: the asynchronous form of
-     * {@link #acquireRead(String, Duration, Duration)}; see {@link #acquireAsync(String, Duration, Duration)}.
+     * The asynchronous form of {@link #acquireRead(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the reader's key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the reader's key
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the reader's lease; it fails with a {@link RedlockAcquisitionException} if it was not
-     * acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the reader's lease, failed with a {@link RedlockAcquisitionException} if not acquired in time
      */
     public CompletableFuture<RedlockLease> acquireReadAsync(String key, Duration ttl, Duration waitTime) {
         return this.service.acquireAsync(LockName.read(key), ttl, waitTime);
     }
 
     /**
-     * Acquires the write lock of {@code key} without blocking the caller: the asynchronous form of
-     * {@link #acquireWrite(String, Duration, Duration)}; see {@link #acquireAsync(String, Duration, Duration)}.
+     * The asynchronous form of {@link #acquireWrite(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the writer's key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the writer's key
      * @param waitTime how long to keep trying; zero for a single attempt
-     * @return a future of the writer's lease; it fails with a {@link RedlockAcquisitionException} if it was not
-     * acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
+     * @return a future of the writer's lease, failed with a {@link RedlockAcquisitionException} if not acquired in time
      */
     public CompletableFuture<RedlockLease> acquireWriteAsync(String key, Duration ttl, Duration waitTime) {
         return this.service.acquireAsync(LockName.write(key), ttl, waitTime);
     }
 
     /**
-     * Attempts to acquire the lock without blocking the caller, retrying until {@code waitTime} has passed.
-     * Cancelling the future stops the attempts, and a lease acquired meanwhile is released.
+     * The asynchronous form of {@link #tryAcquire(String, Duration, Duration)}.
      * @param key the lock's name, not blank
-     * @param ttl how long the nodes keep the key, at least 1 ms and at most the {@code maxTtl}
+     * @param ttl how long the nodes keep the key, at most the {@code maxTtl}
      * @param waitTime how long to keep trying; zero for a single attempt
      * @return a future of the lease, or of empty if it could not be acquired within the wait time
-     * @throws IllegalArgumentException if an argument is invalid (the message names it)
      */
     public CompletableFuture<Optional<RedlockLease>> tryAcquireAsync(String key, Duration ttl, Duration waitTime) {
         return this.service.tryAcquireAsync(LockName.exclusive(key), ttl, waitTime);
@@ -339,25 +299,15 @@ public final class Redlock implements AutoCloseable {
 
     /**
      * Frees the exclusive lock {@code key} on every node, whoever holds it: an operator's way out when the holder is
-     * gone and the lock's ttl is long. Each node deletes the lock's key, {@code keyPrefix + key}, only where it is an
-     * exclusive lock (a string with a time to live, as every Redlock client sets it; nothing else of the prefix, and no
-     * key outside it, is touched: not the read-write lock of the same name, not a string without an expiry), and
-     * publishes its release, so that waiters try again at once. A key of a lock on several keys is freed alone. The
-     * holder, if it still runs, learns of it at its next extension, which fails: an automatically extended lease is
-     * then lost ({@link RedlockLease#lost()} completes). Until then its {@link RedlockLease#isValid()} may still be true
-     * while the nodes no longer hold it: revoke only a lock whose holder is gone, or whose work may overlap the next
-     * holder's. The leases of the lock that this instance holds itself (a lock on several keys among them one named
-     * {@code key}) are lost at once, before the revoke is sent.
-     * <p>
-     * The revoke goes to every node at once, each bounded by the node timeout, and is never sent again later (a revoke
-     * sent once the node is back could free a lease granted since). A node that did not answer within the node timeout
-     * may still apply it after this method returned, uncounted. It blocks the calling thread for at most about the node timeout; do not call it on an I/O
-     * thread of the lock (a callback of its futures).
+     * gone and the ttl is long. Each node deletes {@code keyPrefix + key} only where it is an exclusive lock (a string
+     * with a time to live; not the read-write lock of that name, nothing outside the prefix; a key of a lock on several
+     * keys alone) and publishes a release that wakes the waiters. A holder still running learns of it at its next
+     * extension, which fails; until then its {@link RedlockLease#isValid()} may be true, so revoke only a lock whose
+     * holder is gone or may overlap the next. This instance's own leases of the lock are lost first. Sent once to every
+     * node at once, never again later (it could free a lease granted since); a node that misses the node timeout may
+     * still apply it, uncounted. Blocks for about the node timeout at most: not on an I/O thread of the lock.
      * @param key the lock's name as the application gives it, without the key prefix; not blank
-     * @return how many nodes held the lock and deleted it within the node timeout: 0 when none did (no such lock, or
-     * no node answered), at most the number of nodes. Interrupted, it returns the nodes that confirmed so far, with the
-     * thread's interrupt flag set
-     * @throws IllegalArgumentException if {@code key} is null or blank (the message names {@code key})
+     * @return how many nodes held the lock and deleted it within the node timeout; interrupted, those so far (flag set)
      * @throws IllegalStateException if this lock is closed
      */
     public int revoke(String key) {
@@ -365,15 +315,13 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Frees the exclusive lock {@code key} on every node where the instance {@code expectedHolder} holds it, as
-     * {@link #revoke(String)} does, and nowhere else: a node where another instance's token holds the lock (it was
-     * taken since the operator looked, e.g. with {@link #inspect(String)}) keeps it, as does a lock of another Redlock
-     * client (its token names no instance). This instance's own leases of the lock are lost first only when
-     * {@code expectedHolder} is this instance's id.
+     * Frees the exclusive lock {@code key}, as {@link #revoke(String)} does, only on the nodes where the instance
+     * {@code expectedHolder} holds it: one where another instance (it took the lock since the operator looked) or
+     * another Redlock client holds it keeps it. This instance's own leases are lost first only when it is
+     * {@code expectedHolder}.
      * @param key the lock's name as the application gives it, without the key prefix; not blank
      * @param expectedHolder the instance id of the holder to free it from ({@link LockInspection#holder()}); not blank
      * @return how many nodes held the lock for {@code expectedHolder} and deleted it within the node timeout
-     * @throws IllegalArgumentException if {@code key} or {@code expectedHolder} is null or blank (the message names it)
      * @throws IllegalStateException if this lock is closed
      */
     public int revoke(String key, String expectedHolder) {
@@ -381,8 +329,8 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Returns the leases this instance acquired and has not released yet, including those whose validity
-     * ran out meanwhile (see {@link RedlockLease#isValid()}).
+     * Returns the leases this instance acquired and has not released yet, including those whose validity ran out
+     * meanwhile (see {@link RedlockLease#isValid()}).
      * @return a snapshot, in no particular order
      */
     public List<RedlockLease> heldLeases() {
@@ -398,9 +346,9 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Returns what each node is to the lock now: {@code UP} (voting), {@code DOWN} (not connected, not yet
-     * checked since it connected, or a Sentinel group whose master no majority of its sentinels confirmed lately) or {@code QUARANTINED} (restarted recently: see {@link RestartQuarantine}; or
-     * not an independent master: a replica, or a server listed twice under two addresses, which waits
+     * Returns what each node is to the lock now: {@code UP} (voting), {@code DOWN} (not connected, not checked yet, or
+     * a Sentinel group or cluster shard whose master a majority did not confirm lately) or {@code QUARANTINED}
+     * (restarted recently, see {@link RestartQuarantine}; or not an independent master, which waits
      * {@link ChronoUnit#FOREVER}), with how much longer a quarantine lasts and why.
      * @return the nodes in configuration order, by {@code host:port}
      */
@@ -409,15 +357,13 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Reads what every node holds of the lock {@code key}: per node whether it holds it (an exclusive lock, also as a key
-     * of a lock on several keys; a write lock; or readers), for how much longer, and which instance holds it (the
-     * {@link Builder#instanceId(String) instance id} in its token); and whether a quorum of the voting nodes holds it.
-     * Only reads: nothing is written, extended or released, and the lock's own leases are not consulted. Every node is
-     * read at once; one that does not answer within about the node timeout shows as {@code DOWN}. It blocks the calling
-     * thread for at most that long; do not call it on an I/O thread of the lock.
+     * Reads what every node holds of the lock {@code key} (an exclusive lock, also as a key of a lock on several keys;
+     * a write lock; or readers), for how much longer and for which {@link Builder#instanceId(String) instance}, and
+     * whether a quorum of the voting nodes holds it. Only reads, and not this lock's own leases. A node that does not
+     * answer within about the node timeout shows as {@code DOWN}; blocks that long at most: not on an I/O thread of the
+     * lock.
      * @param key the lock's name as the application writes it, without the key prefix; not blank
      * @return what the nodes hold, read now
-     * @throws IllegalArgumentException if the key is blank (the message names it)
      */
     public LockInspection inspect(String key) {
         return this.service.inspect(key);
@@ -425,8 +371,8 @@ public final class Redlock implements AutoCloseable {
 
     /**
      * The instance id an application gets when it sets none: {@code <application name>@host:pid}, or {@code host:pid}
-     * without a name, the host's name read without a name lookup. Characters outside printable ASCII (and spaces) become
-     * {@code _}, and a longer id keeps its last 64 characters (the host and pid).
+     * without a name, the host's name read without a name lookup. Characters outside printable ASCII (and spaces)
+     * become {@code _}, and a longer id keeps its last 64 characters (the host and pid).
      * @param applicationName the application's name (e.g. {@code spring.application.name}), or null
      * @return an id {@link Builder#instanceId(String)} accepts
      */
@@ -443,8 +389,8 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Returns the longest time to live a lease may ask for ({@link Builder#maxTtl(Duration)}): no key this
-     * lock sets lives longer without being extended.
+     * Returns the longest time to live a lease may ask for ({@link Builder#maxTtl(Duration)}): no key this lock sets
+     * lives longer without being extended.
      * @return the maximum ttl
      */
     public Duration maxTtl() {
@@ -452,17 +398,13 @@ public final class Redlock implements AutoCloseable {
     }
 
     /**
-     * Closes the lock. Acquisitions still waiting end at once: their futures fail, and the blocking methods
-     * throw, with an {@link IllegalStateException}. Then it waits, at most three node timeouts plus 5 s, for the
-     * attempts in flight and for every release and clean-up to be answered, so that nothing of an acquisition
-     * whose caller is gone stays on a node (a lease that an attempt in flight still obtains is released). Then it
-     * stops the automatic extension of every lease, and closes the connections to the nodes and, unless they
-     * were given to the builder, the Lettuce resources. Leases still held are lost (their
-     * {@link RedlockLease#lost()} completes, as nothing extends them any more) and their keys expire with their
-     * ttl: the work they protect may still be running, so they are not released. A second call waits for the
-     * first one's close. Called from a callback of an acquisition's future or of {@code lost()}, it never waits
-     * for the work that runs that callback: on one of the lock's own threads, or inside an attempt, it closes in
-     * the background instead; within the close itself (a lease it marks lost) it returns at once. Never throws.
+     * Closes the lock. Acquisitions still waiting end at once, with an {@link IllegalStateException}. Then it waits, at
+     * most three node timeouts plus 5 s, for the attempts in flight and every release and clean-up to be answered (a
+     * lease an attempt in flight still obtains is released), stops the automatic extensions, and closes the connections
+     * and, unless the builder was given them, the Lettuce resources. Leases still held are lost ({@code lost()}
+     * completes) but not released: the work they protect may still run, and their keys expire with their ttl. A second
+     * call waits for the first. Called from a callback of the lock's futures or of {@code lost()}, it never waits for
+     * the work that runs that callback: it closes in the background instead. Never throws.
      */
     @Override
     public void close() {
@@ -479,39 +421,7 @@ public final class Redlock implements AutoCloseable {
      */
     public static final class Builder {
 
-        private @Nullable List<String> nodes;
-
-        private @Nullable Duration nodeTimeout = RedlockConfig.DEFAULT_NODE_TIMEOUT;
-
-        private double clockDriftFactor = RedlockConfig.DEFAULT_CLOCK_DRIFT_FACTOR;
-
-        private @Nullable Duration retryDelay = RedlockConfig.DEFAULT_RETRY_DELAY;
-
-        private @Nullable String keyPrefix = RedlockConfig.DEFAULT_KEY_PREFIX;
-
-        private @Nullable String instanceId;
-
-        private double acquisitionBudget = RedlockConfig.DEFAULT_ACQUISITION_BUDGET;
-
-        private @Nullable Duration maxTtl = RedlockConfig.DEFAULT_MAX_TTL;
-
-        private @Nullable RestartQuarantine restartQuarantine = RedlockConfig.DEFAULT_RESTART_QUARANTINE;
-
-        private @Nullable SslOptions sslOptions;
-
-        private @Nullable RedisCredentialsProvider credentials;
-
-        private boolean fencing = RedlockConfig.DEFAULT_FENCING;
-
-        private @Nullable ClientResources clientResources;
-
-        private @Nullable NodeConnector connector;
-
-        private @Nullable RedlockObserver observer;
-
-        private @Nullable ObservationRegistry observationRegistry;
-
-        private @Nullable RedlockObservationConvention observationConvention;
+        private final RedlockConfig.Draft draft = new RedlockConfig.Draft();
 
         private Builder() {
         }
@@ -523,7 +433,7 @@ public final class Redlock implements AutoCloseable {
          * @return this builder
          */
         public Builder nodes(List<String> nodes) {
-            this.nodes = (nodes != null) ? new ArrayList<>(nodes) : null; // may hold nulls: build() names them
+            this.draft.nodes = (nodes != null) ? new ArrayList<>(nodes) : null; // may hold nulls: build() names them
             return this;
         }
 
@@ -533,53 +443,53 @@ public final class Redlock implements AutoCloseable {
          * @return this builder
          */
         public Builder nodes(String... nodes) {
-            this.nodes = (nodes != null) ? new ArrayList<>(Arrays.asList(nodes)) : null; // as nodes(List) does
+            this.draft.nodes = (nodes != null) ? new ArrayList<>(Arrays.asList(nodes)) : null; // as nodes(List) does
             return this;
         }
 
         /**
-         * Sets the time after which a node that has not answered a command counts as a "no". Keep it small
-         * compared to the ttl. Default 50 ms.
+         * Sets the time after which a node that has not answered a command counts as a "no". Keep it small compared to
+         * the ttl. Default 50 ms.
          * @param nodeTimeout the per-node command timeout
          * @return this builder
          */
         public Builder nodeTimeout(Duration nodeTimeout) {
-            this.nodeTimeout = nodeTimeout;
+            this.draft.nodeTimeout = nodeTimeout;
             return this;
         }
 
         /**
-         * Sets the fraction of the ttl allowed for clock drift between the nodes; the validity of a lease
-         * is shortened by {@code ttl * factor + 2 ms}. Default 0.01.
+         * Sets the fraction of the ttl allowed for clock drift between the nodes; the validity of a lease is shortened
+         * by {@code ttl * factor + 2 ms}. Default 0.01.
          * @param clockDriftFactor from 0 (inclusive) to 1 (exclusive)
          * @return this builder
          */
         public Builder clockDriftFactor(double clockDriftFactor) {
-            this.clockDriftFactor = clockDriftFactor;
+            this.draft.clockDriftFactor = clockDriftFactor;
             return this;
         }
 
         /**
-         * Sets the base delay between attempts while waiting for a lock; each delay is drawn at random
-         * between half and one and a half times it, so that competing clients desynchronise. Default 100 ms.
+         * Sets the base delay between attempts while waiting for a lock; each delay is drawn at random between half and
+         * one and a half times it, so that competing clients desynchronise. Default 100 ms.
          * @param retryDelay the base delay, positive
          * @return this builder
          */
         public Builder retryDelay(Duration retryDelay) {
-            this.retryDelay = retryDelay;
+            this.draft.retryDelay = retryDelay;
             return this;
         }
 
         /**
-         * Names this instance in every lock it takes: each lease's token is {@code <instance-id>:<random>}, so that
-         * {@link Redlock#inspect(String)}, an operator reading a node, and the failures of other instances show who
-         * holds a lock. Default {@code host:pid}; the Spring Boot starter's is {@code ${spring.application.name}@host:pid}.
-         * @param instanceId 1 to 64 printable ASCII characters without spaces; not a secret (any client that reads a
-         * lock's key sees it)
+         * Names this instance in every lock it takes (each lease's token is {@code <instance-id>:<random>}), so that
+         * {@link Redlock#inspect(String)}, an operator and other instances' failures show who holds a lock. Default
+         * {@code host:pid}; the Spring Boot starter's is {@code ${spring.application.name}@host:pid}.
+         * @param instanceId 1 to 64 printable ASCII characters without spaces; not a secret (any client of the nodes
+         * reads it)
          * @return this builder
          */
         public Builder instanceId(String instanceId) {
-            this.instanceId = instanceId;
+            this.draft.instanceId = instanceId;
             return this;
         }
 
@@ -589,75 +499,65 @@ public final class Redlock implements AutoCloseable {
          * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
+            this.draft.keyPrefix = keyPrefix;
             return this;
         }
 
         /**
-         * Accepts a lock only if the attempt took at most this fraction of the ttl, leaving the rest for
-         * the holder's work (e.g. {@code 1.0 / 3} for the "elapsed &lt;= ttl/3" variant of the algorithm).
-         * An attempt over budget counts as failed and is cleaned up. Default 1.0, i.e. no budget beyond
-         * the validity rule.
+         * Accepts a lock only if the attempt took at most this fraction of the ttl (e.g. {@code 1.0 / 3} for the
+         * "elapsed &lt;= ttl/3" variant of the algorithm); an attempt over budget counts as failed and is cleaned up.
+         * Default 1.0.
          * @param fractionOfTtl greater than 0, at most 1
          * @return this builder
          */
         public Builder acquisitionBudget(double fractionOfTtl) {
-            this.acquisitionBudget = fractionOfTtl;
+            this.draft.acquisitionBudget = fractionOfTtl;
             return this;
         }
 
         /**
-         * Sets the longest time to live that any acquisition or extension may ask for; a larger one is refused
-         * with an {@link IllegalArgumentException} naming {@code ttl}. Work longer than that extends its lease
-         * ({@link RedlockLease#autoExtend(Duration)}). It bounds how long a node that lost its keys in a restart
-         * must wait before it may vote again. Default 60 s.
+         * Sets the longest ttl any acquisition or extension may ask for (a larger one is refused, naming {@code ttl});
+         * longer work extends its lease ({@link RedlockLease#autoExtend(Duration)}). It bounds how long a node that
+         * lost its keys in a restart waits before it votes again. Default 60 s.
          * @param maxTtl the longest ttl, at least 1 ms
          * @return this builder
          */
         public Builder maxTtl(Duration maxTtl) {
-            this.maxTtl = maxTtl;
+            this.draft.maxTtl = maxTtl;
             return this;
         }
 
         /**
-         * Sets when a node that restarted may vote again; see {@link RestartQuarantine}. Default
-         * {@link RestartQuarantine#AUTO}: a node that restarted while in use waits the longest {@code maxTtl} that a
-         * client of the key prefix recorded for it, never less than this one's (plus drift and a second), after its
-         * start; fresh nodes vote at once, and so do nodes with {@code appendfsync always} that prove they kept their data.
+         * Sets when a node that restarted may vote again. Default {@link RestartQuarantine#AUTO}, which says how.
          * @param restartQuarantine the rule
          * @return this builder
          */
         public Builder restartQuarantine(RestartQuarantine restartQuarantine) {
-            this.restartQuarantine = restartQuarantine;
+            this.draft.restartQuarantine = restartQuarantine;
             return this;
         }
 
         /**
-         * Gives each exclusive and write lease a fencing token ({@link RedlockLease#fencingToken()}): a number
-         * strictly greater than the token of every acquisition of the same key that returned before this one
-         * began, without any clock assumption, also after a lease expired unreleased and after a minority of
-         * nodes restarted empty; beyond that (every node restarted empty), as long as the nodes' clocks did not
-         * go back by more than the time between the two acquisitions. Storage that accepts a write only with a token above the last one it saw is
-         * then safe from a holder that paused past its lease. It costs one more parallel round trip per
-         * acquisition, and one counter key per node. Default off.
+         * Gives each exclusive and write lease a fencing token ({@link RedlockLease#fencingToken()}, which says what it
+         * guarantees), for storage that accepts a write only with a token above the last one it saw. It costs one more
+         * parallel round trip per acquisition, and one counter key per node. Default off.
          * @param fencing whether leases carry fencing tokens
          * @return this builder
          */
         public Builder fencing(boolean fencing) {
-            this.fencing = fencing;
+            this.draft.fencing = fencing;
             return this;
         }
 
         /**
-         * Shares Lettuce resources (event loops, timer) with the application instead of creating them;
-         * the {@code Redlock} then does not shut them down. Their timer's tick bounds how precisely node
-         * timeouts fire (Lettuce's default ticks every 100 ms; the resources a {@code Redlock} creates
-         * itself tick every 10 ms).
+         * Shares Lettuce resources (event loops, timer) with the application; the {@code Redlock} then does not shut
+         * them down. Their timer's tick bounds how precisely node timeouts fire (Lettuce's default: 100 ms; the
+         * resources a {@code Redlock} creates itself tick every 10 ms).
          * @param clientResources the resources to use
          * @return this builder
          */
         public Builder clientResources(ClientResources clientResources) {
-            this.clientResources = clientResources;
+            this.draft.clientResources = clientResources;
             return this;
         }
 
@@ -667,90 +567,82 @@ public final class Redlock implements AutoCloseable {
          * @return this builder
          */
         public Builder observer(@Nullable RedlockObserver observer) {
-            this.observer = observer;
+            this.draft.observer = observer;
             return this;
         }
 
         /**
          * Observes every acquisition (waiting included), release and extension as a Micrometer {@code Observation}
-         * named {@code redlock.lock}: with Micrometer Tracing, each is a span (a child of the caller's current
-         * observation) with its outcome and what each node answered. Needs {@code io.micrometer:micrometer-observation}
-         * on the classpath (an optional dependency); without a registry nothing is observed and nothing of it is
-         * loaded. See {@link io.github.redlock.core.observation.DefaultRedlockObservationConvention} for the names.
+         * named {@code redlock.lock}: with Micrometer Tracing, a span with its outcome and each node's answer. Needs
+         * the optional {@code io.micrometer:micrometer-observation}; names:
+         * {@link io.github.redlock.core.observation.DefaultRedlockObservationConvention}.
          * @param observationRegistry the registry, or {@code null} for none
          * @return this builder
          */
         public Builder observationRegistry(@Nullable ObservationRegistry observationRegistry) {
-            this.observationRegistry = observationRegistry;
+            this.draft.observationRegistry = observationRegistry;
             return this;
         }
 
         /**
-         * Replaces the convention of the observations (their names and key values); without one, a global convention
-         * registered on the registry for {@link io.github.redlock.core.observation.RedlockObservationContext}, else the
-         * {@link io.github.redlock.core.observation.DefaultRedlockObservationConvention}. Used only with an
-         * {@link #observationRegistry(ObservationRegistry) observation registry}.
+         * Replaces the convention of the observations (their names and key values); without one, a global convention of
+         * the registry, else {@link io.github.redlock.core.observation.DefaultRedlockObservationConvention}.
          * @param observationConvention the convention, or {@code null} for the default
          * @return this builder
          */
         public Builder observationConvention(@Nullable RedlockObservationConvention observationConvention) {
-            this.observationConvention = observationConvention;
+            this.draft.observationConvention = observationConvention;
             return this;
         }
 
         /**
-         * Opens node connections through the given connector instead of a Lettuce client of the
-         * {@code Redlock}'s own; the connector's client must have {@link NodeConnector#clientOptions(Duration)
-         * the options Redlock relies on}. For integrations such as the Spring Boot starter.
+         * Opens node connections through the given connector instead of a Lettuce client of the {@code Redlock}'s own;
+         * the connector's client must have {@link NodeConnector#clientOptions(Duration) the options Redlock relies on}.
+         * For integrations such as the Spring Boot starter.
          * @param connector opens the connection to a node
          * @return this builder
          */
         public Builder connector(NodeConnector connector) {
-            this.connector = connector;
+            this.draft.connector = connector;
             return this;
         }
 
         /**
-         * Sets the TLS options of the connections the {@code Redlock} opens itself to {@code rediss://} nodes: e.g. a
-         * trust store with a private certificate authority, or a client certificate
-         * ({@code SslOptions.builder().jdkSslProvider().trustManager(caPemFile).build()}). Without them, Lettuce's
-         * defaults apply (the JVM's trust store). Not used with a {@link #connector(NodeConnector) connector}, whose
-         * client has its own. A node whose certificate these options do not trust fails {@link #build()}.
+         * Sets the TLS options of the connections the {@code Redlock} opens itself to {@code rediss://} nodes (e.g.
+         * {@code SslOptions.builder().jdkSslProvider().trustManager(caPemFile).build()}); without them, the JVM's trust
+         * store. Not used with a {@link #connector(NodeConnector) connector}. A node whose certificate they do not
+         * trust fails {@link #build()}.
          * @param sslOptions the TLS options, or {@code null} for Lettuce's defaults
          * @return this builder
          */
         public Builder sslOptions(@Nullable SslOptions sslOptions) {
-            this.sslOptions = sslOptions;
+            this.draft.sslOptions = sslOptions;
             return this;
         }
 
         /**
-         * Authenticates to every node with the credentials a provider gives, asked again at every connection and
-         * reconnection: rotating passwords, cloud IAM tokens. It replaces the user and password written in the node
-         * URIs. A node that refuses them counts as "no", and its status says why ({@code WRONGPASS}); it is tried again.
+         * Authenticates to every node with a provider's credentials, asked at every (re)connection (rotating passwords,
+         * IAM tokens), in place of those in the URIs. A node that refuses them counts as "no" with status
+         * {@code WRONGPASS}.
          * @param credentials the provider, or {@code null} for the URIs' own credentials
          * @return this builder
          */
         public Builder credentialsProvider(@Nullable RedisCredentialsProvider credentials) {
-            this.credentials = credentials;
+            this.draft.credentials = credentials;
             return this;
         }
 
         /**
-         * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes do
-         * not fail the build: they count as "no" until they can be reached, and are retried in the background.
-         * A node whose TLS certificate is not trusted (an unknown certificate authority, a name that does not match)
-         * does: that is a configuration to fix, never an outage to wait out.
+         * Validates the configuration, connects to the nodes and returns the lock. Unreachable nodes count as "no"
+         * until they can be reached, and are retried in the background; a node whose TLS certificate is not trusted
+         * fails the build.
          * @return the lock, to be closed when no longer needed
          * @throws RedlockArgumentException if a setting is invalid (the message names it and says what to write;
          * {@link RedlockArgumentException#getArgument()} gives its name), or a node's certificate is not trusted
-         * (argument {@code nodes})
+         * ({@code nodes})
          */
         public Redlock build() {
-            RedlockConfig config = RedlockConfig.of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix,
-                    this.acquisitionBudget, this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector,
-                    this.sslOptions, this.credentials, this.observer, this.observationRegistry, this.observationConvention, this.instanceId);
-            return new Redlock(LockService.of(config));
+            return new Redlock(LockService.of(this.draft.toConfig()));
         }
 
     }

@@ -48,7 +48,9 @@ public interface RedlockLease extends AutoCloseable {
     /**
      * Returns the lease's fencing token: strictly greater than the token of every acquisition of the same key
      * that returned before this one began (on any client of the same nodes and key prefix), with no clock
-     * assumption. Pass it to the storage the lock protects, and have the storage refuse a write whose token is
+     * assumption, also after a lease expired unreleased and after a minority of nodes restarted empty; beyond that
+     * (every node restarted empty), as long as the nodes' clocks did not go back by more than the time between the
+     * two acquisitions. Pass it to the storage the lock protects, and have the storage refuse a write whose token is
      * not above the last one it accepted (e.g. {@code UPDATE ... WHERE fence < ?}): a holder that paused past
      * its lease, while another took the lock and wrote, is then refused. Tokens are shared by all keys, so
      * they also rise across keys; they are not consecutive.

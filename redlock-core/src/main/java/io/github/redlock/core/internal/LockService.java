@@ -235,7 +235,7 @@ public final class LockService {
                 reason = node.vote().unrecorded();
             }
             else if (node.unconfirmed() != null) {
-                // A Sentinel node whose master no majority of its sentinels confirmed lately: counts as "no".
+                // A Sentinel or cluster node whose master no majority confirmed lately: counts as "no".
                 reason = String.valueOf(node.unconfirmed());
             }
             else {
@@ -263,7 +263,11 @@ public final class LockService {
         return Duration.ofMillis(this.engine.maxTtlMillis());
     }
 
-    /** Closes the lock, as {@code Redlock.close()} says; never throws. */
+    /**
+     * Closes the lock, as {@code Redlock.close()} says. A second call waits for the first one's close, but not on a thread
+     * whose work that close waits for ({@link #calledFromOwnWork()}), nor within the close itself (a callback of a lease
+     * it marks lost): those return at once. Never throws.
+     */
     public void close() {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> first = this.closing.compareAndExchange(null, mine);

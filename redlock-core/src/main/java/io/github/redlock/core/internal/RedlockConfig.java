@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code Redlock}'s configuration, validated and immutable, and the one place where its defaults are written.
- * {@code Redlock.Builder} starts from the defaults, collects what the application sets, and makes this record with
- * {@link #of}; {@link RedlockAssembly} wires the parts from it.
+ * {@code Redlock.Builder} collects what the application sets in a {@link Draft}, which starts from the defaults and
+ * makes this record with {@link #of}; {@link RedlockAssembly} wires the parts from it.
  *
  * @param nodes the independent masters, each listed once
  * @param nodeTimeout the per-node command timeout, at least 1 ms
@@ -289,6 +289,60 @@ public record RedlockConfig(List<RedisURI> nodes, Duration nodeTimeout, double c
             throw new RedlockArgumentException("nodes", where + " '" + Uris.maskedEntry(node) + "' is not a valid Redis URI ("
                     + Uris.masked(Uris.withoutSecretsOf(node, String.valueOf(ex.getMessage()))) + "); write redis://host:port");
         }
+    }
+
+    /**
+     * The settings a {@code Redlock.Builder} collects, each field named as the builder's method that sets it and starting
+     * from its default, until {@link #toConfig()} validates them all at once. Mutable and not thread-safe, as a builder
+     * is; only the builder writes it.
+     */
+    public static final class Draft {
+
+        public @Nullable List<@Nullable String> nodes;
+
+        public @Nullable Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
+
+        public double clockDriftFactor = DEFAULT_CLOCK_DRIFT_FACTOR;
+
+        public @Nullable Duration retryDelay = DEFAULT_RETRY_DELAY;
+
+        public @Nullable String keyPrefix = DEFAULT_KEY_PREFIX;
+
+        public @Nullable String instanceId;
+
+        public double acquisitionBudget = DEFAULT_ACQUISITION_BUDGET;
+
+        public @Nullable Duration maxTtl = DEFAULT_MAX_TTL;
+
+        public @Nullable RestartQuarantine restartQuarantine = DEFAULT_RESTART_QUARANTINE;
+
+        public @Nullable SslOptions sslOptions;
+
+        public @Nullable RedisCredentialsProvider credentials;
+
+        public boolean fencing = DEFAULT_FENCING;
+
+        public @Nullable ClientResources clientResources;
+
+        public @Nullable NodeConnector connector;
+
+        public @Nullable RedlockObserver observer;
+
+        public @Nullable ObservationRegistry observationRegistry;
+
+        public @Nullable RedlockObservationConvention observationConvention;
+
+        /**
+         * Validates the settings.
+         * @return the configuration
+         * @throws RedlockArgumentException if a setting is invalid (the message names it and says what to write)
+         */
+        public RedlockConfig toConfig() {
+            return of(this.nodes, this.nodeTimeout, this.clockDriftFactor, this.retryDelay, this.keyPrefix, this.acquisitionBudget,
+                    this.maxTtl, this.restartQuarantine, this.fencing, this.clientResources, this.connector, this.sslOptions,
+                    this.credentials, this.observer, this.observationRegistry, this.observationConvention, this.instanceId);
+        }
+
     }
 
 }

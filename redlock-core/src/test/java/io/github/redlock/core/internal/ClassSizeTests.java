@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The size bound of docs/architecture.md, as a ratchet: no source file of the core's main code over 400 lines, but the
+ * The size bound of docs/contributing/architecture.md, as a ratchet: no source file of the core's main code over 400 lines, but the
  * front door ({@code Redlock}, its javadoc the contract's), held to the size it has: it may only shrink, and leaves the
  * list once under the bound.
  */
@@ -21,7 +21,7 @@ class ClassSizeTests {
     private static final int BOUND = 400;
 
     /** Over the bound today, at most as long as it is: to shrink, never to grow. */
-    private static final Map<String, Integer> CEILINGS = Map.of("io/github/redlock/core/Redlock.java", 758);
+    private static final Map<String, Integer> CEILINGS = Map.of("io/github/redlock/core/Redlock.java", 650);
 
     @Test
     void noSourceFileOfTheCoreGrowsPastItsBound() throws IOException {
