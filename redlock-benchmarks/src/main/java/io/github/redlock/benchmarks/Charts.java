@@ -13,7 +13,7 @@ import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.svg.SVGGraphics2D;
 
 /**
- * What the charts of docs/performance.md share: their look (a JFreeChart theme: white, sans-serif, flat bars) and the standalone
+ * What the charts of docs/evidence/performance.md share: their look (a JFreeChart theme: white, sans-serif, flat bars) and the standalone
  * SVG document JFreeSVG writes of a chart. Drawing needs no display ({@code java.awt.headless}, which
  * {@link RunBenchmarks} sets).
  */

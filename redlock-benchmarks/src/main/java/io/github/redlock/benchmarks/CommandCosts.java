@@ -24,7 +24,7 @@ import io.github.redlock.test.RedisNodes;
  * <p>
  * Arguments, all optional: the operations of each measured run (default {@value #OPERATIONS}), the seconds of each
  * throughput window (default {@value #WINDOW_SECONDS}), and a directory in which to write the tables as
- * {@code command-costs.md}. {@code redlock-benchmarks/run.sh --costs} runs it and writes to {@code docs/benchmarks}.
+ * {@code command-costs.md}. {@code redlock-benchmarks/run.sh --costs} runs it and writes to {@code docs/evidence/benchmarks}.
  */
 public final class CommandCosts {
 

@@ -15,7 +15,7 @@ import org.jfree.chart.axis.NumberAxis;
 /**
  * Draws the hot-key handoff ({@link HandoffBenchmark}): acquisitions per second of each contender, one block per
  * thread count, on a linear axis, each bar labelled with its ratio to Redisson's single-node {@code RLock} of the
- * same block, as a standalone SVG for docs/performance.md.
+ * same block, as a standalone SVG for docs/evidence/performance.md.
  */
 final class HandoffChart {
 

@@ -30,7 +30,7 @@ import org.jfree.chart.ui.TextAnchor;
 /**
  * Draws the p50 latency of each contender as a multiple of the floor measured in the same run, one bar per
  * contender and one block per run, on a logarithmic axis (a frozen node costs Redisson hundreds of times the
- * floor), as a standalone SVG for docs/performance.md. Each bar runs from the floor's line (1×): right when slower than
+ * floor), as a standalone SVG for docs/evidence/performance.md. Each bar runs from the floor's line (1×): right when slower than
  * the floor, left when faster; its label gives the ratio and the p50.
  */
 final class LatencyChart {

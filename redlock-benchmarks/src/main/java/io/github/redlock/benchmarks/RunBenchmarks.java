@@ -30,7 +30,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * measured in the same run; then the hot-key handoff ({@link HandoffBenchmark}) at 8 and 32 threads, with each
  * contender's ratio to Redisson's {@code RLock}. Arguments: the thread counts, e.g. {@code 1,16,64} (the default),
  * and optionally a directory in which to write the tables as Markdown ({@code results.md}, {@code handoff.md})
- * and the charts as SVG ({@code latency.svg}, {@code handoff.svg}), for docs/performance.md. {@code --chart-only
+ * and the charts as SVG ({@code latency.svg}, {@code handoff.svg}), for docs/evidence/performance.md. {@code --chart-only
  * <directory>} draws the charts again from the directory's tables, without running anything.
  * <p>
  * {@code --kotlin [threads] [directory]} compares the annotated Kotlin path with the annotated Java one (issue 23:

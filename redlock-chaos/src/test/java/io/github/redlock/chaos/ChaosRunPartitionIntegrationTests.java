@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * while a lease granted through it is valid. The quorum-intersection rule leaves the node undecided; the control reads
  * the records as before it ({@link ChaosOptions#formerRecordReads()}) and must find a lock granted twice. The last run
  * draws every fault of a run on standalone nodes, the partitions among them, for {@code chaos.minutes} (the report in
- * docs/chaos.md is of a 20-minute one).
+ * docs/evidence/chaos.md is of a 20-minute one).
  * <p>
  * Each needs root (network namespaces) and takes 40 s to minutes on two cores, so they run with
  * {@code -Dchaos.partitions=true} or the {@code chaos} profile, as the failover runs do.

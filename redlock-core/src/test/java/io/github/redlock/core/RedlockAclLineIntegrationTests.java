@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The README's {@code ACL SETUSER} line, verbatim (its {@code change-me} password included), on every kind of server the
+ * The {@code ACL SETUSER} line of docs/production.md, verbatim (its {@code change-me} password included), on every kind of server the
  * library supports: Redis 6.2 (the binary shipped in {@code embedded-redis}, so this one runs everywhere), the
  * {@code redis-server} on the {@code PATH} (Redis 7 in CI) and {@code valkey-server} 8. Each server accepts the line,
  * and the user it creates takes, extends and releases every kind of lock, is woken by a release, and is refused
@@ -29,24 +29,24 @@ class RedlockAclLineIntegrationTests {
 
     @Test
     void redis62ShippedWithTheSuiteAcceptsTheLineAndLocksAsItsUser() {
-        locksAsTheReadmesUser(() -> RedisNode.startShipped(Map.of()), "redis_version:6.2.");
+        locksAsTheProductionPagesUser(() -> RedisNode.startShipped(Map.of()), "redis_version:6.2.");
     }
 
     @Test
     void theRedisServerOnThePathAcceptsTheLineAndLocksAsItsUser() {
         Optional<Path> redis = TestSupport.onPath("redis-server");
         assumeTrue(redis.isPresent(), "no redis-server on the PATH: the shipped Redis 6.2 alone is checked");
-        locksAsTheReadmesUser(() -> RedisNode.start(redis.get()), "redis_version:");
+        locksAsTheProductionPagesUser(() -> RedisNode.start(redis.get()), "redis_version:");
     }
 
     @Test
     void valkeyAcceptsTheLineAndLocksAsItsUser() {
         Optional<Path> valkey = TestSupport.onPath("valkey-server");
         Capabilities.assume(Capabilities.VALKEY, valkey.isPresent(), "no valkey-server on the PATH (.ci/run installs it)");
-        locksAsTheReadmesUser(() -> RedisNode.start(valkey.get()), "valkey_version:");
+        locksAsTheProductionPagesUser(() -> RedisNode.start(valkey.get()), "valkey_version:");
     }
 
-    private static void locksAsTheReadmesUser(Supplier<RedisNode> start, String version) {
+    private static void locksAsTheProductionPagesUser(Supplier<RedisNode> start, String version) {
         List<RedisNode> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
@@ -57,7 +57,7 @@ class RedlockAclLineIntegrationTests {
             List<String> uris = new ArrayList<>();
             for (RedisNode node : nodes) {
                 assertThat(ServerCommands.call(node, "INFO", "server")).contains(version);
-                assertThat(ServerCommands.call(node, line.toArray(String[]::new))).as("the README's line on " + node).isEqualTo("OK");
+                assertThat(ServerCommands.call(node, line.toArray(String[]::new))).as("the production page's line on " + node).isEqualTo("OK");
                 uris.add("redis://redlock:change-me@" + node.hostAndPort());
             }
             try (Redlock first = TestSupport.patientBuilder().nodes(uris).fencing(true).build();

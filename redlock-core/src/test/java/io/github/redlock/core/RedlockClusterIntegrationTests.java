@@ -191,7 +191,7 @@ class RedlockClusterIntegrationTests {
     }
 
     /**
-     * The README's least-privilege line on every server, the cluster's too: every kind of lock as that user, the
+     * The least-privilege line of docs/production.md on every server, the cluster's too: every kind of lock as that user, the
      * companion keys under {@code ~{redlock:*} and the cluster's view under {@code +cluster|nodes}, and no server's
      * {@code ACL LOG} shows a refused command, key or channel.
      */

@@ -16,8 +16,8 @@ import static io.github.redlock.core.TestSupport.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The whole lock run as a Redis user allowed only what the library needs: the {@code ACL SETUSER} line that the README's
- * production checklist publishes, read from the README itself, so that the published line is the tested one. Exclusive,
+ * The whole lock run as a Redis user allowed only what the library needs: the {@code ACL SETUSER} line that the
+ * production checklist publishes, read from that page itself (docs/production.md), so that the published line is the tested one. Exclusive,
  * read-write, multi-key and fenced locks, a waiter woken by the release message, extension, an operator's revoke, and the
  * restart quarantine with its records all work, and no node logs a single refused command ({@code ACL LOG} stays empty).
  */
@@ -125,7 +125,7 @@ class RedlockLeastPrivilegeIntegrationTests {
         }
     }
 
-    /** Creates the user on a node with the README's line, its password replaced by the test's. */
+    /** Creates the user on a node with the line of docs/production.md, its password replaced by the test's. */
     private static void createUser(RedisNode node) {
         List<String> arguments = new ArrayList<>(ServerCommands.aclLine());
         arguments.replaceAll((argument) -> argument.startsWith(">") ? ">" + PASSWORD : argument);

@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What managed services refuse, on real servers: {@code CONFIG} (renamed away), {@code INFO} (renamed away), and an ACL
- * user without {@code PUBLISH} or without {@code SUBSCRIBE}. Each still works, or fails closed, as the README's production
- * checklist says: without {@code CONFIG} no node counts as durable, so a node that restarted with its data is
+ * user without {@code PUBLISH} or without {@code SUBSCRIBE}. Each still works, or fails closed, as the production
+ * checklist (docs/production.md) says: without {@code CONFIG} no node counts as durable, so a node that restarted with its data is
  * quarantined all the same; a node without {@code INFO} cannot be checked and never votes, and says why; without
  * {@code PUBLISH} or {@code SUBSCRIBE} waiters are not woken by releases but still take the lock, by retrying.
  */
@@ -68,7 +68,7 @@ class RedlockManagedServiceIntegrationTests {
         waiterTakesTheLockAsAUserWithout("+publish");
     }
 
-    /** And a warning names a node that refuses SUBSCRIBE, with what to allow (the README's production checklist says so). */
+    /** And a warning names a node that refuses SUBSCRIBE, with what to allow (the production checklist, docs/production.md, says so). */
     @Test
     void withoutSubscribeAWaiterStillTakesTheLockByRetrying() throws Exception {
         java.util.logging.Logger logger = java.util.logging.Logger.getLogger("io.github.redlock.core.internal.release.ReleaseMessages");
@@ -105,7 +105,7 @@ class RedlockManagedServiceIntegrationTests {
     private static void waiterTakesTheLockAsAUserWithout(String refused) throws Exception {
         try (RedisNodes nodes = RedisNodes.start(3)) {
             List<String> line = new ArrayList<>(ServerCommands.aclLine());
-            assertThat(line.remove(refused)).as("the README's line allows " + refused).isTrue();
+            assertThat(line.remove(refused)).as("the production page's line allows " + refused).isTrue();
             line.replaceAll((argument) -> argument.startsWith(">") ? ">pw" : argument);
             for (RedisNode node : nodes.nodes()) {
                 assertThat(ServerCommands.call(node, line.toArray(String[]::new))).isEqualTo("OK");

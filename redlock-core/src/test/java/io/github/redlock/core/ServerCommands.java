@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Commands the tests of users and refused commands send to a node as its default user, and the least-privilege
- * {@code ACL SETUSER} line that the README publishes.
+ * {@code ACL SETUSER} line that the production page ({@code docs/production.md}) publishes.
  */
 final class ServerCommands {
 
@@ -53,16 +53,16 @@ final class ServerCommands {
         }
     }
 
-    /** The {@code ACL SETUSER} line of the README's production checklist, as arguments. */
+    /** The {@code ACL SETUSER} line of the production checklist ({@code docs/production.md}), as arguments. */
     static List<String> aclLine() {
         try {
-            String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-            Matcher line = Pattern.compile("^ACL SETUSER .*$", Pattern.MULTILINE).matcher(readme);
-            assertThat(line.find()).as("the README publishes an ACL SETUSER line").isTrue();
+            String page = Files.readString(Path.of("..", "docs", "production.md"), StandardCharsets.UTF_8);
+            Matcher line = Pattern.compile("^ACL SETUSER .*$", Pattern.MULTILINE).matcher(page);
+            assertThat(line.find()).as("docs/production.md publishes an ACL SETUSER line").isTrue();
             return List.of(line.group().trim().split("\\s+"));
         }
         catch (IOException ex) {
-            throw new IllegalStateException("Cannot read the README", ex);
+            throw new IllegalStateException("Cannot read docs/production.md", ex);
         }
     }
 

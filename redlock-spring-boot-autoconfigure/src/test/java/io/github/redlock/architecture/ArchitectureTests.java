@@ -28,7 +28,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The rules of {@code docs/architecture.md} that the build enforces, on the main classes of the core and the starter:
+ * The rules of {@code docs/contributing/architecture.md} that the build enforces, on the main classes of the core and the starter:
  * no cycles between packages, the core's internal packages in layers that depend only downwards, no internal type in a
  * public signature, feature packages never reach into the auto-configuration that wires them, the core never knows
  * Spring, and nothing outside the core uses its internal packages.

@@ -207,7 +207,7 @@ public final class ReleaseMessages implements AutoCloseable {
                 this.refusals.warn(() -> "Redis node " + ((index >= 0) ? Uris.nodeName(this.uris.get(index)) : "?")
                         + " refuses SUBSCRIBE on the release channels: waiters in this JVM are not woken by its releases, and "
                         + "take a lock by retrying after their retry delay; allow the user +subscribe and the channels "
-                        + "&<key-prefix>* (see the README's production checklist)", failure);
+                        + "&<key-prefix>* (see docs/production.md)", failure);
             }
         });
     }
