@@ -1,12 +1,10 @@
 package io.github.redlock.aop;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
@@ -17,13 +15,9 @@ import kotlin.coroutines.AbstractCoroutineContextElement;
 import kotlin.coroutines.Continuation;
 import kotlin.coroutines.ContinuationInterceptor;
 import kotlin.coroutines.CoroutineContext;
-import kotlin.reflect.KFunction;
-import kotlin.reflect.KParameter;
-import kotlin.reflect.jvm.ReflectJvmMapping;
 import kotlinx.coroutines.CoroutineDispatcher;
 import kotlinx.coroutines.Job;
 import kotlinx.coroutines.ThreadContextElement;
-import kotlinx.coroutines.reactor.MonoKt;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.ProceedingJoinPoint;
@@ -33,18 +27,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
-import org.springframework.aop.Advisor;
-import org.springframework.aop.IntroductionAdvisor;
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.PointcutAdvisor;
-import org.springframework.aop.aspectj.AspectJAroundAdvice;
-import org.springframework.aop.framework.Advised;
-import org.springframework.aop.support.MethodMatchers;
-import org.springframework.core.BridgeMethodResolver;
-import org.springframework.core.KotlinDetector;
-import org.springframework.core.MethodClassKey;
-import org.springframework.core.MethodParameter;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Makes the coroutine of a Kotlin {@code suspend fun} the holder of its lock. Spring's AOP runs a suspend function
@@ -61,8 +43,7 @@ import org.springframework.util.ReflectionUtils;
  * lease cancels the body's coroutine. The lock is acquired without blocking a thread when the caller's dispatcher
  * dispatches ({@link #dispatchedElsewhere}): it may arrive on a node connection's thread, where the body's
  * {@code Mono} is subscribed, whose coroutine then starts on that dispatcher. Where this aspect's advice is the
- * innermost, it makes that {@code Mono} itself instead of proceeding ({@link #start}): Spring's bridge looks the
- * function up with Kotlin reflection on every call.
+ * innermost, it makes that {@code Mono} itself instead of proceeding ({@link DirectSuspendCall}).
  * <p>
  * Loaded only when Kotlin, Kotlin reflection and kotlinx-coroutines-reactor are on the classpath
  * ({@link LockedMethod#COROUTINES_PRESENT}); nothing else in the aspect refers to a Kotlin type.
@@ -73,17 +54,15 @@ final class CoroutineLocking {
 
     private final ReentrantHolds holds;
 
-    private final RedlockedAspect aspect;
-
-    /** The advisors of the suspend functions called through proxies, and their direct calls, by method and target class ({@link #direct}). */
-    private final Map<MethodClassKey, Chain> chains = new ConcurrentHashMap<>();
+    /** Which suspend functions this aspect's advice may call around Spring's bridge. */
+    final DirectSuspendCall direct;
 
     /** The key of this aspect's element: the element of another aspect, with other holds, never replaces it. */
     private final HoldsKey key = new HoldsKey();
 
     CoroutineLocking(ReentrantHolds holds, RedlockedAspect aspect) {
         this.holds = holds;
-        this.aspect = aspect;
+        this.direct = new DirectSuspendCall(aspect);
     }
 
     /**
@@ -98,7 +77,7 @@ final class CoroutineLocking {
     ReactiveLocking.Invocation invocation(ProceedingJoinPoint joinPoint, Method method, LockedMethod locked, List<String> heldKeys,
             @Nullable HeldLock outer, String key) {
         Map<String, HeldLock> callers = this.holds.snapshot();
-        Method direct = direct(joinPoint, method, locked);
+        Method direct = this.direct.method(joinPoint, method, locked);
         return (held) -> {
             if (!held.retain()) {
                 return null; // the subscription was cancelled, and the lock let go, before the body was called
@@ -116,10 +95,10 @@ final class CoroutineLocking {
             @SuppressWarnings("unchecked")
             Continuation<Object> caller = (Continuation<Object>) args[args.length - 1];
             CoroutineContext context = caller.getContext().plus(element);
-            Object result;
+            @Nullable Object result;
             try {
                 if (direct != null) {
-                    result = start(direct, joinPoint.getTarget(), args, context.minusKey(Job.Key));
+                    result = DirectSuspendCall.start(direct, joinPoint.getTarget(), args, context.minusKey(Job.Key));
                 }
                 else {
                     // Spring's AOP takes only the context of this argument, for the coroutine that runs the body.
@@ -133,116 +112,6 @@ final class CoroutineLocking {
             }
             return element.heldUntilTheBodyEnds(result);
         };
-    }
-
-    /**
-     * The {@code Mono} that runs the body of a suspend function in a coroutine of its own, with the given context,
-     * when subscribed: what Spring's AOP makes when it proceeds to the method, without its per-call Kotlin reflection
-     * (the method is called as a Kotlin caller calls it, with the coroutine's continuation in place of the caller's).
-     * A {@code Unit} result completes it empty, as Spring's does.
-     */
-    private static Mono<Object> start(Method method, @Nullable Object target, @Nullable Object[] args, CoroutineContext context) {
-        return MonoKt.<Object>mono(context, (scope, continuation) -> {
-            @Nullable Object[] call = args.clone();
-            call[call.length - 1] = continuation;
-            try {
-                return method.invoke(target, call);
-            }
-            catch (InvocationTargetException ex) {
-                throw CoroutineLocking.<RuntimeException>rethrow(ex.getTargetException());
-            }
-            catch (IllegalAccessException ex) {
-                throw new IllegalStateException("Could not call " + method + " (it was made accessible)", ex);
-            }
-        }).filter((result) -> result != Unit.INSTANCE);
-    }
-
-    /** Throws what the method threw, checked or not, as a Kotlin function does. */
-    @SuppressWarnings("unchecked")
-    private static <T extends Throwable> T rethrow(Throwable thrown) throws T {
-        throw (T) thrown;
-    }
-
-    /**
-     * The method to call directly ({@link #start}) in place of proceeding through Spring's AOP, or null. Only when
-     * this aspect's advice is the last of the method's on its proxy (proceeding would only call the method: no other
-     * advice runs in {@code proceed()}), for a suspend function that Spring's bridge would call with the arguments it
-     * is given and whose result it passes on as it is: no parameter with a default value (the bridge lets a null
-     * argument take the default), and a result that is neither a stream nor a Kotlin value class (which the bridge
-     * boxes and unboxes). Asked of the proxy's own configuration ({@link Advised}), matched as Spring matches a call
-     * to the advisors; null for a proxy that hides it, and whenever the question cannot be answered. Remembered per
-     * method and target class for as long as the proxy's advisors stay the same.
-     */
-    private @Nullable Method direct(ProceedingJoinPoint joinPoint, Method method, LockedMethod locked) {
-        if (locked.result() != LockedMethod.Result.SUSPEND || !(joinPoint.getThis() instanceof Advised advised)) {
-            return null;
-        }
-        Object target = joinPoint.getTarget();
-        Class<?> targetClass = (target != null) ? target.getClass() : method.getDeclaringClass();
-        MethodClassKey key = new MethodClassKey(method, targetClass);
-        Advisor[] advisors = advised.getAdvisors();
-        Chain known = this.chains.get(key);
-        if (known != null && known.sameAdvisors(advisors)) {
-            return known.direct();
-        }
-        Method direct;
-        try {
-            direct = innermost(advised, advisors, method, targetClass) ? plainCall(method) : null;
-        }
-        catch (RuntimeException | LinkageError ex) {
-            logger.debug("Calling " + method + " through Spring's AOP bridge: " + ex, ex);
-            direct = null;
-        }
-        this.chains.put(key, new Chain(advisors, direct));
-        return direct;
-    }
-
-    /**
-     * Whether this aspect's advice is the last advisor that applies to the method, matched as Spring's
-     * {@code DefaultAdvisorChainFactory} does, erring towards applying: a dynamic match, and a match that holds only
-     * with introductions, count.
-     */
-    private boolean innermost(Advised advised, Advisor[] advisors, Method method, Class<?> targetClass) {
-        Advisor last = null;
-        for (Advisor advisor : advisors) {
-            if (mayApply(advised.isPreFiltered(), advisor, method, targetClass)) {
-                last = advisor;
-            }
-        }
-        return last != null && last.getAdvice() instanceof AspectJAroundAdvice around
-                && around.getAspectJAdviceMethod().getName().equals("lock")
-                && around.getAspectInstanceFactory().getAspectInstance() == this.aspect;
-    }
-
-    /** Whether the advisor's advice may run in a call of the method (a proxy's advisors are pre-filtered by class). */
-    private static boolean mayApply(boolean preFiltered, Advisor advisor, Method method, Class<?> targetClass) {
-        if (advisor instanceof PointcutAdvisor pointcutAdvisor) {
-            Pointcut pointcut = pointcutAdvisor.getPointcut();
-            return (preFiltered || pointcut.getClassFilter().matches(targetClass))
-                    && MethodMatchers.matches(pointcut.getMethodMatcher(), method, targetClass, true);
-        }
-        if (advisor instanceof IntroductionAdvisor introduction) {
-            return preFiltered || introduction.getClassFilter().matches(targetClass);
-        }
-        return true;
-    }
-
-    /**
-     * The method as Spring's AOP calls it (the bridged one, made accessible) when the bridge would pass its arguments
-     * and its result on as they are, else null.
-     */
-    private static @Nullable Method plainCall(Method method) {
-        Method bridged = BridgeMethodResolver.findBridgedMethod(method);
-        KFunction<?> function = ReflectJvmMapping.getKotlinFunction(bridged);
-        if (function == null || function.getParameters().stream().anyMatch(KParameter::isOptional)) {
-            return null;
-        }
-        Class<?> result = new MethodParameter(bridged, -1).getParameterType();
-        if (ReactiveLocking.adapterOf(result) != null || KotlinDetector.isInlineClass(result)) {
-            return null;
-        }
-        ReflectionUtils.makeAccessible(bridged);
-        return bridged;
     }
 
     /**
@@ -321,9 +190,15 @@ final class CoroutineLocking {
         /**
          * The method's {@code Mono} or {@code Flux}, which lets go of the body's hold as it completes or fails, before
          * the subscriber hears of it (whose hold, let go last, then releases the lock before the caller resumes).
-         * A cancel leaves the hold to the body's coroutine, which lets go when it has ended.
+         * A cancel leaves the hold to the body's coroutine, which lets go when it has ended. An advice inside the
+         * lock's may answer without running the body (a cache hit): a plain value, or null, in place of the body's
+         * {@code Mono}, which Spring's bridge would pass on as the function's result; the body then never runs.
          */
-        Publisher<?> heldUntilTheBodyEnds(Object result) {
+        Publisher<?> heldUntilTheBodyEnds(@Nullable Object result) {
+            if (!(result instanceof Publisher<?>)) {
+                bodyEnded();
+                return Mono.justOrEmpty(result);
+            }
             if (result instanceof Mono<?> mono) {
                 return mono.doOnSuccess((value) -> bodyEnded()).doOnError((ex) -> bodyEnded()).doFinally(this::ended);
             }
@@ -389,23 +264,6 @@ final class CoroutineLocking {
             if (cancellation != null) {
                 job.cancel(cancellation); // lost before the body started: it stops at its first suspension
             }
-        }
-
-    }
-
-    /** A method's advisors as this aspect last saw them on a proxy, and the method to call directly then, or null. */
-    private record Chain(Advisor[] advisors, @Nullable Method direct) {
-
-        boolean sameAdvisors(Advisor[] others) {
-            if (others.length != this.advisors.length) {
-                return false;
-            }
-            for (int i = 0; i < others.length; i++) {
-                if (others[i] != this.advisors[i]) {
-                    return false;
-                }
-            }
-            return true;
         }
 
     }

@@ -169,6 +169,14 @@ public class RedlockedAspect implements Ordered {
         }
     }
 
+    /**
+     * Whether the last call of the suspend function on a proxy of the class went around Spring's AOP bridge, this
+     * advice being the innermost of the method's ({@link DirectSuspendCall}); false without Kotlin. For the tests.
+     */
+    boolean calledDirectly(Method method, Class<?> targetClass) {
+        return this.coroutines != null && this.coroutines.direct.calledDirectly(method, targetClass);
+    }
+
     /** Locks around suspend functions: there whenever one was resolved ({@link LockedMethod.Result#of(Method)} refuses it otherwise). */
     private CoroutineLocking coroutines() {
         return Objects.requireNonNull(this.coroutines, "Kotlin coroutines are present when a suspend function is locked");

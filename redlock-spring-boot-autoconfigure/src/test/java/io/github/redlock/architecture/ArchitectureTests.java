@@ -109,6 +109,16 @@ class ArchitectureTests {
     }
 
     @Test
+    void onlyTheCoroutineLockingRefersToKotlin() {
+        // Those two are loaded only when Kotlin, Kotlin reflection and kotlinx-coroutines-reactor are present: any other
+        // class that referred to a Kotlin type would fail to load in an application without them.
+        noClasses().that().resideInAPackage("io.github.redlock..")
+                .and().haveNameNotMatching("io\\.github\\.redlock\\.aop\\.(CoroutineLocking|DirectSuspendCall)(\\$.*)?")
+                .should().dependOnClassesThat().resideInAnyPackage("kotlin..", "kotlinx..")
+                .check(classes);
+    }
+
+    @Test
     void theCoreKnowsNoSpring() {
         noClasses().that().resideInAPackage("io.github.redlock.core..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "io.github.redlock.autoconfigure..",
@@ -160,8 +170,9 @@ class ArchitectureTests {
     }
 
     /**
-     * {@code Redlock} only delegates: it and its builder use three internal types (the service each method calls, the
-     * checked lock name it hands over, the configuration the builder fills), and nothing internal depends on it.
+     * {@code Redlock} only delegates: it and its builder use three internal classes (the service each method calls, the
+     * checked lock name it hands over, the configuration, whose draft the builder fills), and nothing internal depends
+     * on it.
      */
     @Test
     void theFrontDoorOnlyDelegates() {
@@ -171,7 +182,8 @@ class ArchitectureTests {
                     .filter(INTERNAL).forEach((type) -> internal.add(type.getName()));
         }
         assertThat(internal).containsExactlyInAnyOrder("io.github.redlock.core.internal.LockService",
-                "io.github.redlock.core.internal.LockName", "io.github.redlock.core.internal.RedlockConfig");
+                "io.github.redlock.core.internal.LockName", "io.github.redlock.core.internal.RedlockConfig",
+                "io.github.redlock.core.internal.RedlockConfig$Draft");
         noClasses().that().resideInAPackage("io.github.redlock.core.internal..")
                 .should().dependOnClassesThat().haveFullyQualifiedName("io.github.redlock.core.Redlock")
                 .check(classes);
