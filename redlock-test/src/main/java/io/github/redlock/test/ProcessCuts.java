@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -69,6 +72,12 @@ public final class ProcessCuts implements AutoCloseable {
 
     /** Per process id, the member's minor number (its class id's), in the order they joined. */
     private final Map<Long, Integer> members = new LinkedHashMap<>();
+
+    /** Per process id, when the member's process started, if the system says: another process under its id is not it. */
+    private final Map<Long, Optional<Instant>> started = new HashMap<>();
+
+    /** The groups of members that exited which could not be deleted at once: {@link #close()} tries again. */
+    private final List<Path> leftovers = new ArrayList<>();
 
     /**
      * The minor number the last member got. A minor number is never given twice, so that the rules of a member that
@@ -175,6 +184,7 @@ public final class ProcessCuts implements AutoCloseable {
             nft("add rule inet " + this.table + " out meta cgroup " + classId(minor) + " jump out" + minor);
             nft("add rule inet " + this.table + " in ct mark " + classId(minor) + " jump in" + minor);
             this.members.put(pid, minor);
+            this.started.put(pid, startOf(pid));
         }
         catch (IOException ex) {
             throw new IllegalStateException("Cannot move process " + pid + " into a group of its own (is it still running?)", ex);
@@ -272,6 +282,14 @@ public final class ProcessCuts implements AutoCloseable {
             this.closed = true;
             OPEN.remove(this);
             Commands.run(false, "nft", "delete", "table", "inet", this.table);
+            for (Path group : this.leftovers) {
+                try {
+                    Files.deleteIfExists(group);
+                }
+                catch (IOException ex) {
+                    // Still held by the kernel: deleting the parent below fails too, and the group stays empty.
+                }
+            }
             for (Long pid : this.members.keySet()) {
                 try {
                     Files.writeString(NET_CLS.resolve("cgroup.procs"), Long.toString(pid));
@@ -316,25 +334,36 @@ public final class ProcessCuts implements AutoCloseable {
         return minor;
     }
 
-    /** Lets go of the members that exited: their chains are emptied, their cuts forgotten, their (empty) groups deleted. */
+    /**
+     * Lets go of the members that exited (their process is gone, or another one runs under its id): their chains are
+     * emptied, their cuts forgotten, their (empty) groups deleted.
+     */
     private void forgetExited() {
         for (Iterator<Map.Entry<Long, Integer>> members = this.members.entrySet().iterator(); members.hasNext();) {
             Map.Entry<Long, Integer> member = members.next();
             long pid = member.getKey();
-            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            Optional<Instant> started = this.started.get(pid);
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && startOf(pid).equals(started)) {
                 continue;
             }
             if (this.cuts.remove(pid) != null) {
                 flush(member.getValue());
             }
             members.remove();
+            this.started.remove(pid);
+            Path group = this.groups.resolve("p" + pid);
             try {
-                Files.deleteIfExists(this.groups.resolve("p" + pid));
+                Files.deleteIfExists(group);
             }
             catch (IOException ex) {
-                // A group the kernel still holds (its last task exiting) stays until close() or the shutdown hook.
+                this.leftovers.add(group); // the kernel still holds it (its last task exiting)
             }
         }
+    }
+
+    /** When the process started, if the system says. */
+    private static Optional<Instant> startOf(long pid) {
+        return ProcessHandle.of(pid).flatMap((process) -> process.info().startInstant());
     }
 
     private void flush(int minor) {
